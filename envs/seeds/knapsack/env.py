@@ -1,0 +1,93 @@
+"""Small 0/1 knapsack.
+
+The agent sees a handful of items, each with a weight and a value, and a
+knapsack capacity. It must reply with the maximum total value of a set of items
+(each used at most once) whose total weight fits the capacity, as one integer.
+Single turn: reward 1.0 for the exact optimum, 0.0 otherwise. Instances are
+chosen so that the greedy value-per-weight heuristic is not optimal when such
+an instance is found within a few tries.
+"""
+
+import random
+import re
+
+ITEMS = 7
+MAX_ITEM_WEIGHT = 12
+MAX_ITEM_VALUE = 40
+CAPACITY_FRACTION = 0.5  # capacity is about this share of the total weight
+GREEDY_TRIES = 30        # attempts at finding an instance where greedy fails
+MAX_TURNS = 1
+
+INT_RE = re.compile(r"(?<!\d)-?\d{1,9}(?!\d)")
+
+
+def best_value(weights, values, capacity):
+    """Classic DP over capacities."""
+    table = [0] * (capacity + 1)
+    for w, v in zip(weights, values):
+        for c in range(capacity, w - 1, -1):
+            table[c] = max(table[c], table[c - w] + v)
+    return table[capacity]
+
+
+def greedy_value(weights, values, capacity):
+    """Value obtained by taking items in order of value per weight."""
+    order = sorted(range(len(weights)), key=lambda i: (-values[i] / weights[i], i))
+    room, total = capacity, 0
+    for i in order:
+        if weights[i] <= room:
+            room -= weights[i]
+            total += values[i]
+    return total
+
+
+def make_instance(rng):
+    candidate = None
+    for _ in range(GREEDY_TRIES):
+        weights = [rng.randint(1, MAX_ITEM_WEIGHT) for _ in range(ITEMS)]
+        values = [rng.randint(1, MAX_ITEM_VALUE) for _ in range(ITEMS)]
+        capacity = max(max(weights), int(sum(weights) * CAPACITY_FRACTION))
+        candidate = (weights, values, capacity)
+        if greedy_value(weights, values, capacity) != best_value(weights, values, capacity):
+            break
+    return candidate
+
+
+def parse_int(text):
+    matches = INT_RE.findall(text if isinstance(text, str) else "")
+    return int(matches[-1]) if matches else None
+
+
+class KnapsackEnv:
+    def __init__(self):
+        self.weights = []
+        self.values = []
+        self.capacity = 0
+        self.answer = 0
+        self.done = True
+
+    def reset(self, seed: int) -> str:
+        rng = random.Random(seed)
+        self.weights, self.values, self.capacity = make_instance(rng)
+        self.answer = best_value(self.weights, self.values, self.capacity)
+        self.done = False
+        items = "; ".join(f"item {i + 1}: weight {w}, value {v}"
+                          for i, (w, v) in enumerate(zip(self.weights, self.values)))
+        return (
+            f"Knapsack capacity: {self.capacity}.\n"
+            f"Items: {items}.\n"
+            "Each item can be packed at most once and the total weight must not exceed the "
+            "capacity. What is the maximum total value? Reply with one integer, e.g. 'Answer: 57'."
+        )
+
+    def step(self, action: str):
+        if self.done:
+            return "The episode is over.", 0.0, True, False, {"episode_over": True}
+        self.done = True
+        guess = parse_int(action)
+        if guess == self.answer:
+            return f"Correct: the best value is {self.answer}.", 1.0, True, False, {
+                "correct": True, "guess": guess}
+        shown = "nothing" if guess is None else str(guess)
+        return f"Wrong: you answered {shown}.", 0.0, True, False, {
+            "correct": False, "guess": guess}

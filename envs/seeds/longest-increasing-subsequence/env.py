@@ -1,0 +1,67 @@
+"""Length of the longest strictly increasing subsequence.
+
+The agent sees a sequence of distinct two-digit numbers and must reply with the
+length of its longest strictly increasing subsequence (elements kept in their
+original order, not necessarily adjacent) as one integer. Single turn: reward
+1.0 for the exact length, 0.0 otherwise.
+"""
+
+import bisect
+import random
+import re
+
+LENGTH = 15          # how many numbers are in the sequence
+MIN_VALUE = 10       # values are distinct and drawn from MIN_VALUE..MAX_VALUE
+MAX_VALUE = 99
+MAX_TURNS = 1
+
+INT_RE = re.compile(r"(?<!\d)-?\d{1,9}(?!\d)")
+
+
+def lis_length(sequence):
+    """Patience sorting: tails[k] is the smallest tail of an increasing run of length k+1."""
+    tails = []
+    for x in sequence:
+        position = bisect.bisect_left(tails, x)
+        if position == len(tails):
+            tails.append(x)
+        else:
+            tails[position] = x
+    return len(tails)
+
+
+def parse_int(text):
+    matches = INT_RE.findall(text if isinstance(text, str) else "")
+    return int(matches[-1]) if matches else None
+
+
+class LongestIncreasingSubsequenceEnv:
+    def __init__(self):
+        self.sequence = []
+        self.answer = 0
+        self.done = True
+
+    def reset(self, seed: int) -> str:
+        rng = random.Random(seed)
+        self.sequence = rng.sample(range(MIN_VALUE, MAX_VALUE + 1), LENGTH)
+        self.answer = lis_length(self.sequence)
+        self.done = False
+        numbers = " ".join(str(x) for x in self.sequence)
+        return (
+            f"Sequence: {numbers}\n"
+            "Find the length of the longest strictly increasing subsequence (keep the "
+            "original order; the chosen elements need not be adjacent). Reply with one "
+            "integer, e.g. 'Answer: 3'."
+        )
+
+    def step(self, action: str):
+        if self.done:
+            return "The episode is over.", 0.0, True, False, {"episode_over": True}
+        self.done = True
+        guess = parse_int(action)
+        if guess == self.answer:
+            return f"Correct: the longest increasing subsequence has length {self.answer}.", \
+                1.0, True, False, {"correct": True, "guess": guess}
+        shown = "nothing" if guess is None else str(guess)
+        return f"Wrong: you answered {shown}.", 0.0, True, False, {
+            "correct": False, "guess": guess}

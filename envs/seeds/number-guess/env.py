@@ -1,0 +1,69 @@
+"""Guess the secret number with higher/lower feedback.
+
+A secret integer is drawn from 1..N. Each turn the agent guesses one integer and
+is told whether the secret is higher or lower. Reward 1.0 when the guess equals
+the secret; the episode is truncated when the guesses run out. The budget is
+enough for binary search with one spare guess.
+"""
+
+import math
+import random
+import re
+
+N = 1000
+# ceil(log2 N) + 1 guesses (more than binary search ever needs) plus one spare
+MAX_TURNS = math.ceil(math.log2(N)) + 2
+
+INT_RE = re.compile(r"(?<!\d)-?\d{1,9}(?!\d)")
+
+
+def parse_int(text):
+    matches = INT_RE.findall(text if isinstance(text, str) else "")
+    return int(matches[-1]) if matches else None
+
+
+class NumberGuessEnv:
+    def __init__(self):
+        self.n = N         # the secret lies in 1..n (public: stated in the first observation)
+        self.secret = 0
+        self.turns = 0
+        self.done = True
+        self.history = []  # (guess, feedback word) pairs the agent has been told
+
+    def reset(self, seed: int) -> str:
+        rng = random.Random(seed)
+        self.secret = rng.randint(1, N)
+        self.turns = 0
+        self.done = False
+        self.history = []
+        return (
+            f"I picked a secret whole number from 1 to {N}. Guess it: after each guess I "
+            f"will say 'higher' or 'lower'. You have {MAX_TURNS} guesses. "
+            "Reply with one integer per turn, e.g. 'Guess: 250'."
+        )
+
+    def step(self, action: str):
+        if self.done:
+            return "The episode is over.", 0.0, True, False, {"episode_over": True}
+        self.turns += 1
+        left = MAX_TURNS - self.turns
+        guess = parse_int(action)
+        if guess == self.secret:
+            self.done = True
+            self.history.append((guess, "correct"))
+            return f"Correct! The secret was {self.secret}.", 1.0, True, False, {
+                "correct": True, "turns": self.turns}
+        if guess is None:
+            feedback = f"I could not find an integer in your reply. Guesses left: {left}."
+            self.history.append((None, "invalid"))
+        elif guess < self.secret:
+            feedback = f"{guess} is too low: the secret is higher. Guesses left: {left}."
+            self.history.append((guess, "higher"))
+        else:
+            feedback = f"{guess} is too high: the secret is lower. Guesses left: {left}."
+            self.history.append((guess, "lower"))
+        if left <= 0:
+            self.done = True
+            return feedback + f" Out of guesses; the secret was {self.secret}.", 0.0, False, True, {
+                "correct": False, "turns": self.turns}
+        return feedback, 0.0, False, False, {"correct": False, "turns": self.turns}

@@ -1,0 +1,7 @@
+/**
+ * Playing episodes: the episode loop and the baseline policies.
+ * @module
+ */
+export * from "./policy.js";
+export * from "./play-episode.js";
+export * from "./baseline-policies.js";

@@ -1,0 +1,96 @@
+import type { EnvManifest, EnvSession, Episode, Turn } from "../../spec/index.js";
+import type { Policy } from "./policy.js";
+
+/** Options of {@link playEpisode}. */
+export interface PlayEpisodeOptions {
+  /** Caps the environment's `maxTurns` further (e.g. to bound model time). @default manifest.maxTurns */
+  readonly maxTurns?: number;
+}
+
+/**
+ * Plays one episode of a loaded environment: `reset(seed)`, then policy and
+ * `step` alternate until the environment terminates or truncates, or the turn
+ * cap is reached. The return is the sum of step rewards clipped to
+ * `manifest.rewardRange`; the episode is won when the return reaches
+ * `manifest.passThreshold`. Sandbox failures and policy errors end the episode
+ * early and are recorded in `failure`; they never throw.
+ *
+ * @param session a live session of the environment program
+ * @param manifest the environment's manifest (reward range, threshold, maxTurns)
+ * @param seed episode seed passed to `reset`
+ */
+export async function playEpisode(
+  session: EnvSession,
+  manifest: EnvManifest,
+  seed: number,
+  policy: Policy,
+  options: PlayEpisodeOptions = {},
+): Promise<Episode> {
+  const maxTurns = Math.min(manifest.maxTurns, options.maxTurns ?? manifest.maxTurns);
+  const reset = await session.reset(seed);
+  if (reset.kind !== "ok") {
+    return finish(manifest, seed, "", [], false, false, { kind: reset.kind, message: reset.message });
+  }
+  const turns: Turn[] = [];
+  let observation = reset.value;
+  let terminated = false;
+  let truncated = false;
+  while (turns.length < maxTurns && !terminated && !truncated) {
+    let action;
+    try {
+      action = await policy.act({ observation, initialObservation: reset.value, turns });
+    } catch (error) {
+      return finish(manifest, seed, reset.value, turns, false, true, {
+        kind: "policy_error",
+        message: `${policy.name}: ${(error as Error).message}`,
+      });
+    }
+    const step = await session.step(action.text);
+    if (step.kind !== "ok") {
+      return finish(manifest, seed, reset.value, turns, false, true, { kind: step.kind, message: step.message });
+    }
+    observation = step.value.observation;
+    terminated = step.value.terminated;
+    truncated = step.value.truncated;
+    turns.push({
+      action: action.text,
+      observation,
+      reward: step.value.reward,
+      ...(action.tokens ? { actionTokens: action.tokens } : {}),
+      ...(action.logprobs ? { actionLogprobs: action.logprobs } : {}),
+    });
+  }
+  return finish(manifest, seed, reset.value, turns, terminated, truncated || !terminated);
+}
+
+/** Sum of rewards clipped to `[low, high]` (design map: Solver return). */
+export function episodeReturn(rewards: readonly number[], rewardRange: readonly [number, number]): number {
+  const sum = rewards.reduce((total, reward) => total + reward, 0);
+  return Math.min(rewardRange[1], Math.max(rewardRange[0], sum));
+}
+
+function finish(
+  manifest: EnvManifest,
+  seed: number,
+  initialObservation: string,
+  turns: readonly Turn[],
+  terminated: boolean,
+  truncated: boolean,
+  failure?: Episode["failure"],
+): Episode {
+  const value = episodeReturn(
+    turns.map((turn) => turn.reward),
+    manifest.rewardRange,
+  );
+  const won = failure === undefined && value >= manifest.passThreshold;
+  return {
+    seed,
+    initialObservation,
+    turns,
+    return: value,
+    won,
+    terminated,
+    truncated,
+    ...(failure ? { failure } : {}),
+  };
+}

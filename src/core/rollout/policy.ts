@@ -1,0 +1,24 @@
+import type { Turn } from "../../spec/index.js";
+
+/** What a policy sees before acting: the latest observation and the turns so far. */
+export interface PolicyContext {
+  readonly observation: string;
+  readonly initialObservation: string;
+  readonly turns: readonly Turn[];
+}
+
+/** A policy's action, with the sampled tokens and logprobs when the policy is a model. */
+export interface PolicyAction {
+  readonly text: string;
+  readonly tokens?: readonly number[];
+  readonly logprobs?: readonly number[];
+}
+
+/**
+ * Anything that acts in an environment: the Solver model, the oracle, or a
+ * baseline. `act` may throw; the episode then ends with failure `policy_error`.
+ */
+export interface Policy {
+  readonly name: string;
+  act(context: PolicyContext): Promise<PolicyAction>;
+}

@@ -1,0 +1,127 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+
+/**
+ * Where an environment came from: the seed set, a Designer completion or an
+ * evolution step, with enough to trace its lineage.
+ */
+export const ProvenanceSchema = z
+  .object({
+    /** `seed` (hand-written for the project), `designer` (a model's completion) or `evolution`. */
+    origin: z.enum(["seed", "designer", "evolution"]),
+    /** Content id of the parent environment, or null for roots. @default null */
+    parentId: z.string().nullable().default(null),
+    /** Generation in the lineage; 0 for roots. @default 0 */
+    generation: z.number().int().min(0).default(0),
+    /** Model spec of the Designer that wrote it, or null. @default null */
+    designerModel: z.string().nullable().default(null),
+    /** sha256 of the Designer prompt, or null. @default null */
+    promptHash: z.string().nullable().default(null),
+    /** Ids of the corpus documents shown in the Designer prompt. @default [] */
+    corpusDocumentIds: z.array(z.string()).default([]),
+    /** ISO-8601 creation time. */
+    createdAt: z.string().datetime(),
+  })
+  .strict();
+
+/**
+ * The manifest of an environment package (`env.json`). Field names are camelCase.
+ * The episode return (sum of step rewards) is clipped to `rewardRange`; an episode
+ * whose return reaches `passThreshold` is a win.
+ */
+export const EnvManifestSchema = z
+  .object({
+    /** Format version; currently 1. */
+    schemaVersion: z.literal(1),
+    /** kebab-case name, e.g. `shortest-path`. */
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, "kebab-case, 1-64 characters"),
+    /** One-line title. */
+    title: z.string().min(1).max(200),
+    /** What the agent sees, what it must do, how it is scored. */
+    description: z.string().min(1).max(4000),
+    /** `single-turn` (one answer) or `multi-turn` (stateful dialogue). */
+    interaction: z.enum(["single-turn", "multi-turn"]),
+    /** Hard cap on `step` calls per episode (1..200). */
+    maxTurns: z.number().int().min(1).max(200),
+    /** Inclusive [low, high] range of the episode return. */
+    rewardRange: z
+      .tuple([z.number().finite(), z.number().finite()])
+      .refine(([low, high]) => low < high, "rewardRange must satisfy low < high"),
+    /** Episode return at or above which the episode counts as a win. */
+    passThreshold: z.number().finite(),
+    /** Privileged advice for the Solver; must not contain the answer. */
+    hint: z.string().min(1).max(2000),
+    /** Skill tags, e.g. `["graph search"]`. */
+    skills: z.array(z.string().min(1).max(60)).min(1).max(8),
+    /** Short scenario phrase, e.g. `road network routing`. */
+    scenario: z.string().min(1).max(200),
+    /** Difficulty knobs the program uses (numbers, strings or booleans). @default {} */
+    difficulty: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).default({}),
+    provenance: ProvenanceSchema,
+  })
+  .strict()
+  .refine((m) => m.passThreshold > m.rewardRange[0] && m.passThreshold <= m.rewardRange[1], {
+    message: "passThreshold must lie in (rewardRange[0], rewardRange[1]]",
+    path: ["passThreshold"],
+  });
+
+/** Parsed `env.json`. */
+export type EnvManifest = z.infer<typeof EnvManifestSchema>;
+/** Provenance block of an {@link EnvManifest}. */
+export type Provenance = z.infer<typeof ProvenanceSchema>;
+
+/**
+ * A complete environment package: manifest plus program sources.
+ * `envSource` (`env.py`) defines exactly one class with `reset(seed) -> str` and
+ * `step(action) -> (observation, reward, terminated, truncated, info)`;
+ * `oracleSource` (`oracle.py`) defines `act(env, observation) -> str`, a privileged
+ * reference policy that reaches full reward on any seed.
+ */
+export interface EnvPackage {
+  readonly manifest: EnvManifest;
+  readonly envSource: string;
+  readonly oracleSource: string;
+}
+
+/** The single-JSON-document form of a package (`envforge` package exchange format). */
+export const EnvPackageDocumentSchema = z
+  .object({
+    manifest: EnvManifestSchema,
+    files: z.object({ "env.py": z.string(), "oracle.py": z.string() }).strict(),
+  })
+  .strict();
+
+/** Serialised single-document form of an {@link EnvPackage}. */
+export type EnvPackageDocument = z.infer<typeof EnvPackageDocumentSchema>;
+
+/**
+ * Content identity of a package: sha256 over the canonical JSON of the manifest
+ * without provenance, and both sources. Two packages with the same task and code
+ * have the same id whoever wrote them and whenever.
+ *
+ * @returns `env-` followed by the first 16 hex digits of the sha256
+ */
+export function packageId(pkg: EnvPackage): string {
+  const { provenance: _provenance, ...task } = pkg.manifest;
+  const hash = createHash("sha256");
+  hash.update(canonicalJson(task));
+  hash.update("\0");
+  hash.update(pkg.envSource);
+  hash.update("\0");
+  hash.update(pkg.oracleSource);
+  return `env-${hash.digest("hex").slice(0, 16)}`;
+}
+
+/** JSON with object keys sorted at every depth, for hashing. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return Object.fromEntries(entries.map(([key, inner]) => [key, sortKeys(inner)]));
+  }
+  return value;
+}

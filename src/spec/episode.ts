@@ -1,0 +1,37 @@
+import type { SandboxFailureKind } from "./sandbox.js";
+
+/** One agent step of an episode. */
+export interface Turn {
+  /** The action the agent sent. */
+  readonly action: string;
+  /** The observation that came back. */
+  readonly observation: string;
+  /** The step reward. */
+  readonly reward: number;
+  /** Token ids of the action as sampled by the policy, when known. */
+  readonly actionTokens?: readonly number[];
+  /** Sampling logprobs of `actionTokens`, when known. */
+  readonly actionLogprobs?: readonly number[];
+}
+
+/**
+ * A finished episode (one rollout). `return` is the sum of step rewards clipped to
+ * the environment's reward range; `won` is `return >= passThreshold`.
+ * `failure` is set when the sandbox or the policy cut the episode short.
+ */
+export interface Episode {
+  readonly seed: number;
+  /** The first observation (from `reset`). */
+  readonly initialObservation: string;
+  readonly turns: readonly Turn[];
+  readonly return: number;
+  readonly won: boolean;
+  /** The environment ended the episode (`terminated`) rather than the turn cap. */
+  readonly terminated: boolean;
+  readonly truncated: boolean;
+  /** Why the episode was cut short, if it was. */
+  readonly failure?: { readonly kind: SandboxFailureKind | "policy_error"; readonly message: string };
+}
+
+/** Who acted in an episode. */
+export type EpisodeRole = "solver" | "calibration";

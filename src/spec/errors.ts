@@ -1,0 +1,75 @@
+/**
+ * Typed errors of envforge. Every error a caller may need to act on is an
+ * {@link EnvforgeError} with a stable `code` and a `retryable` flag; retry logic
+ * reads these fields and never parses messages.
+ *
+ * Expected failures of untrusted input (a broken environment, a malformed
+ * completion) are not errors: they are {@link Verdict} values.
+ */
+export class EnvforgeError extends Error {
+  /** Stable machine-readable code, e.g. `config_invalid`. */
+  readonly code: string;
+  /** Whether repeating the same call later may succeed. */
+  readonly retryable: boolean;
+
+  /**
+   * @param code stable machine-readable code
+   * @param message human-readable explanation, naming the offending input
+   * @param options `retryable` (default false) and an optional `cause`
+   */
+  constructor(code: string, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+  }
+}
+
+/** A configuration file or option is invalid; the message names the key and the allowed values. */
+export class ConfigError extends EnvforgeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super("config_invalid", message, options);
+  }
+}
+
+/** An environment package (folder or JSON document) does not match the package format. */
+export class PackageFormatError extends EnvforgeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super("package_invalid", message, options);
+  }
+}
+
+/** A language model could not be reached or loaded (server down, model file missing). */
+export class ModelUnavailableError extends EnvforgeError {
+  constructor(message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super("model_unavailable", message, options);
+  }
+}
+
+/** A language model request failed after it was accepted (bad response, aborted). */
+export class ModelRequestError extends EnvforgeError {
+  constructor(message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super("model_request_failed", message, options);
+  }
+}
+
+/** The sandbox backend cannot run on this machine (e.g. `bwrap` missing). */
+export class SandboxUnavailableError extends EnvforgeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super("sandbox_unavailable", message, options);
+  }
+}
+
+/** The run store could not be opened or written. */
+export class StoreError extends EnvforgeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super("store_failed", message, options);
+  }
+}
+
+/** A corpus file or folder could not be read or holds malformed documents. */
+export class CorpusError extends EnvforgeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super("corpus_invalid", message, options);
+  }
+}

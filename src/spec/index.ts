@@ -1,0 +1,14 @@
+/**
+ * The spec layer: interfaces and data types every other layer builds on.
+ * @module
+ */
+export * from "./errors.js";
+export * from "./verdict.js";
+export * from "./env-package.js";
+export * from "./language-model.js";
+export * from "./sandbox.js";
+export * from "./episode.js";
+export * from "./trainer.js";
+export * from "./corpus.js";
+export * from "./report.js";
+export * from "./store.js";

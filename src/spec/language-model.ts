@@ -1,0 +1,50 @@
+/** One chat message. */
+export interface ChatMessage {
+  readonly role: "system" | "user" | "assistant";
+  readonly content: string;
+}
+
+/** Sampling options for one {@link LanguageModel.generate} call. */
+export interface GenerateOptions {
+  /** Maximum new tokens. */
+  readonly maxTokens: number;
+  /** Sampling temperature (0 = greedy). */
+  readonly temperature: number;
+  /** Sampling seed, where the provider honours one. */
+  readonly seed?: number;
+  /** Aborts the request; the promise rejects with a {@link ModelRequestError}. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The result of one generation. `tokens` and `logprobs` are present when the
+ * provider gives them (`logprobs[i]` is the natural-log probability of
+ * `tokens[i]` under the sampling policy).
+ */
+export interface Generation {
+  /** The completion text. */
+  readonly text: string;
+  /** Token ids of the completion, if known. */
+  readonly tokens?: readonly number[];
+  /** Per-token sampling logprobs aligned with `tokens`, if known. */
+  readonly logprobs?: readonly number[];
+  /** Why generation stopped. */
+  readonly finishReason: "stop" | "length" | "abort" | "unknown";
+}
+
+/**
+ * A chat language model: the policy that plays both the Designer and the Solver.
+ * Implementations: the embedded llama.cpp provider and the OpenAI-compatible HTTP
+ * provider.
+ *
+ * @throws ModelUnavailableError when the model cannot be reached or loaded
+ * @throws ModelRequestError when a request fails after it was accepted
+ */
+export interface LanguageModel {
+  /** A human-readable spec of the model, stored in provenance. */
+  readonly id: string;
+  /** Generates one reply to `messages`. */
+  generate(messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation>;
+  /** Releases resources (model memory, sockets). */
+  close(): Promise<void>;
+}

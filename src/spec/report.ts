@@ -1,0 +1,23 @@
+/**
+ * Statistics of one self-play round, as written to `report.json` (one entry per
+ * round). Rates are fractions in [0, 1] or null when no episode was played.
+ */
+export interface RoundReport {
+  readonly round: number;
+  /** Designer completions requested this round. */
+  readonly proposed: number;
+  /** Designs that passed admission and were stored in memory. */
+  readonly admitted: number;
+  /** Rejected designs by reason code (e.g. `unparseable`, `oracle_failed`, `model_error`). */
+  readonly rejected: Readonly<Record<string, number>>;
+  readonly solver: {
+    readonly episodes: number;
+    readonly winRateNoHint: number | null;
+    readonly winRateHint: number | null;
+  };
+  readonly designer: { readonly meanReward: number | null };
+  /** Trainer backend and policy version after the round. */
+  readonly trainer: { readonly name: string; readonly policyVersion: number; readonly datums: number };
+  /** Wall-clock duration in seconds. */
+  readonly seconds: number;
+}

@@ -1,0 +1,76 @@
+/**
+ * How a sandboxed call ended. `ok` carries a value; every other kind is a
+ * typed failure of the untrusted program, never an exception.
+ */
+export type SandboxOutcome<T> =
+  | { readonly kind: "ok"; readonly value: T }
+  | { readonly kind: SandboxFailureKind; readonly message: string; readonly detail?: string };
+
+/**
+ * Failure kinds of a sandboxed call.
+ * - `timeout`: wall clock exceeded; `cpu_limit` / `memory_limit`: rlimits hit;
+ * - `crash`: the program raised or died (detail holds the traceback);
+ * - `protocol_violation`: malformed frames or values of the wrong type;
+ * - `output_limit`: a frame or stream exceeded its byte cap;
+ * - `forbidden`: a blocked operation was attempted.
+ */
+export type SandboxFailureKind =
+  | "timeout"
+  | "cpu_limit"
+  | "memory_limit"
+  | "crash"
+  | "protocol_violation"
+  | "output_limit"
+  | "forbidden";
+
+/** The result of `step(action)`. */
+export interface StepResult {
+  readonly observation: string;
+  /** Finite step reward (not yet clipped). */
+  readonly reward: number;
+  readonly terminated: boolean;
+  readonly truncated: boolean;
+  readonly info: Readonly<Record<string, unknown>>;
+}
+
+/** The program sources a session loads. */
+export interface EnvProgram {
+  /** `env.py` source. */
+  readonly envSource: string;
+  /** `oracle.py` source, or null when the oracle is not needed. */
+  readonly oracleSource: string | null;
+}
+
+/**
+ * One live instance of an environment program inside a sandbox. Calls are
+ * sequential. After any non-`ok` outcome the session is dead: further calls
+ * return the same failure kind without running code.
+ */
+export interface EnvSession {
+  /** Starts an episode; returns the first observation. */
+  reset(seed: number): Promise<SandboxOutcome<string>>;
+  /** Applies an action. */
+  step(action: string): Promise<SandboxOutcome<StepResult>>;
+  /** Asks the loaded oracle for its next action given the live environment and `observation`. */
+  oracleAction(observation: string): Promise<SandboxOutcome<string>>;
+  /** Ends the session and frees its process. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Runs untrusted environment programs outside the Node process, isolated from the
+ * host. Backends: `bwrap` (bubblewrap jail, default on Linux).
+ *
+ * @throws SandboxUnavailableError from `open` when the backend cannot start at all
+ */
+export interface Sandbox {
+  /** Backend name, e.g. `bwrap`. */
+  readonly name: string;
+  /**
+   * Loads `program` into a fresh session. A program that fails to load
+   * (syntax error, no environment class) yields a failure outcome.
+   */
+  open(program: EnvProgram): Promise<SandboxOutcome<EnvSession>>;
+  /** Closes every open session. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,101 @@
+import type { EnvPackage } from "./env-package.js";
+import type { Episode, EpisodeRole } from "./episode.js";
+import type { RoundReport } from "./report.js";
+import type { Verdict } from "./verdict.js";
+
+/** Calibration scores of an environment (SPADE hint regret and win rates). */
+export interface EnvironmentScores {
+  /** Plays per hint condition. */
+  readonly plays: number;
+  readonly winRateNoHint: number;
+  readonly winRateHint: number;
+  readonly meanReturnNoHint: number;
+  readonly meanReturnHint: number;
+  /** `max(0, meanReturnHint − meanReturnNoHint)`. */
+  readonly regret: number;
+  /** Designer reward the design earned. */
+  readonly designerReward: number;
+}
+
+/** An environment in memory. `round` is null for the seed environments. */
+export interface EnvironmentRecord {
+  readonly id: string;
+  readonly package: EnvPackage;
+  readonly round: number | null;
+  readonly scores: EnvironmentScores | null;
+}
+
+/** One Designer completion and what became of it. */
+export interface DesignRecord {
+  readonly round: number;
+  /** Position within the round, 0-based. */
+  readonly index: number;
+  readonly promptHash: string;
+  readonly corpusDocumentIds: readonly string[];
+  /** Raw completion text ("" when the model failed). */
+  readonly completion: string;
+  /** Verdicts in the order the stages ran; the last decides. */
+  readonly verdicts: readonly Verdict[];
+  /** Id of the admitted environment, or null. */
+  readonly environmentId: string | null;
+  /** Designer reward. */
+  readonly reward: number;
+}
+
+/** A stored episode with its context. */
+export interface EpisodeRecord {
+  readonly round: number;
+  readonly environmentId: string;
+  readonly role: EpisodeRole;
+  readonly hint: boolean;
+  readonly policyVersion: number;
+  readonly episode: Episode;
+}
+
+/** Progress marker of a round. */
+export interface RoundRecord {
+  readonly round: number;
+  readonly status: "running" | "done";
+  readonly solverPhaseDone: boolean;
+  readonly report: RoundReport | null;
+}
+
+/**
+ * Persistent memory of one run: environments with lineage and scores, episodes
+ * with full transcripts, designs with verdicts, rounds with statistics. Writes
+ * that belong together are atomic, so a run killed at any point and resumed
+ * neither loses nor duplicates an admitted environment.
+ *
+ * @throws StoreError when the store cannot be opened or written
+ */
+export interface Store {
+  /** Where the store lives (a file path for SQLite). */
+  readonly location: string;
+  /** Saves a metadata value (run config, model spec). */
+  setMeta(key: string, value: unknown): void;
+  /** Reads a metadata value, or undefined. */
+  getMeta(key: string): unknown;
+  /** Inserts an environment unless its id is present; returns true when inserted. */
+  addEnvironment(record: EnvironmentRecord): boolean;
+  /** All environments in memory, oldest first. */
+  listEnvironments(): EnvironmentRecord[];
+  /** Marks `round` running (creating it when absent) and returns its record. */
+  beginRound(round: number): RoundRecord;
+  /** All rounds, in order. */
+  listRounds(): RoundRecord[];
+  /** Replaces the round's solver episodes with `episodes` and marks the solver phase done, atomically. */
+  saveSolverPhase(round: number, episodes: readonly EpisodeRecord[]): void;
+  /** Solver-phase and calibration episodes of a round. */
+  listEpisodes(round: number): EpisodeRecord[];
+  /**
+   * Stores a design and, when admitted, its environment and calibration episodes,
+   * atomically. A design already stored at (round, index) is left unchanged.
+   */
+  saveDesign(design: DesignRecord, admitted?: { environment: EnvironmentRecord; episodes: readonly EpisodeRecord[] }): void;
+  /** Designs of a round, by index. */
+  listDesigns(round: number): DesignRecord[];
+  /** Marks the round done with its report. */
+  finishRound(round: number, report: RoundReport): void;
+  /** Closes the store. */
+  close(): void;
+}
