@@ -3,9 +3,11 @@
 A secret code of CODE_LENGTH digits, each from 1..DIGITS (repeats allowed), is
 hidden. Each turn the agent guesses a code and is told how many digits are
 exact (right digit, right place) and how many are partial (right digit, wrong
-place). Reward 1.0 when a guess matches the code; the episode is truncated when
-the guesses run out. Guessing any code consistent with all feedback so far
-solves every secret within 8 guesses; the budget is MAX_TURNS.
+place). To vary the start, the first observation also shows one free clue: a
+random non-secret code with its feedback. Reward 1.0 when a guess matches the
+code; the episode is truncated after MAX_TURNS guesses. Always guessing the
+first code (in numeric order) consistent with all feedback so far solves every
+secret/clue pair within 8 guesses (checked exhaustively).
 """
 
 import random
@@ -26,6 +28,10 @@ def score(guess, secret):
     return exact, common - exact
 
 
+def random_code(rng):
+    return "".join(str(rng.randint(1, DIGITS)) for _ in range(CODE_LENGTH))
+
+
 def parse_guess(text):
     """The last code-shaped group of digits in the text (separators allowed), or None."""
     if not isinstance(text, str):
@@ -41,18 +47,23 @@ class CodeBreakerEnv:
         self.secret = ""
         self.turns = 0
         self.done = True
-        self.history = []  # (guess, exact, partial) for every valid guess
+        self.history = []  # (code, exact, partial): the free clue, then every valid guess
 
     def reset(self, seed: int) -> str:
         rng = random.Random(seed)
-        self.secret = "".join(str(rng.randint(1, DIGITS)) for _ in range(CODE_LENGTH))
+        self.secret = random_code(rng)
+        clue = random_code(rng)
+        while clue == self.secret:
+            clue = random_code(rng)
+        exact, partial = score(clue, self.secret)
         self.turns = 0
         self.done = False
-        self.history = []
+        self.history = [(clue, exact, partial)]
         return (
             f"Break the secret code: {CODE_LENGTH} digits, each from 1 to {DIGITS}, repeats "
             f"allowed. After each guess you get 'exact' (right digit, right place) and "
-            f"'partial' (right digit, wrong place) counts. You have {MAX_TURNS} guesses. "
+            f"'partial' (right digit, wrong place) counts. Free clue: {clue} scores "
+            f"exact {exact}, partial {partial}. You have {MAX_TURNS} guesses. "
             "Reply with one code per turn, e.g. 'Guess: 1122'."
         )
 
@@ -78,5 +89,6 @@ class CodeBreakerEnv:
                     "turns": self.turns}
         if left <= 0:
             self.done = True
-            return feedback + f" Out of guesses; the code was {self.secret}.", 0.0, False, True, info
+            feedback += f" Out of guesses; the code was {self.secret}."
+            return feedback, 0.0, False, True, info
         return feedback, 0.0, False, False, info

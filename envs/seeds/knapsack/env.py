@@ -77,7 +77,8 @@ class KnapsackEnv:
             f"Knapsack capacity: {self.capacity}.\n"
             f"Items: {items}.\n"
             "Each item can be packed at most once and the total weight must not exceed the "
-            "capacity. What is the maximum total value? Reply with one integer, e.g. 'Answer: 57'."
+            "capacity. What is the maximum total value? Reply with one integer, in the "
+            "form 'Answer: <number>'."
         )
 
     def step(self, action: str):

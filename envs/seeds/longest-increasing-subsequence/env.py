@@ -51,7 +51,7 @@ class LongestIncreasingSubsequenceEnv:
             f"Sequence: {numbers}\n"
             "Find the length of the longest strictly increasing subsequence (keep the "
             "original order; the chosen elements need not be adjacent). Reply with one "
-            "integer, e.g. 'Answer: 3'."
+            "integer, in the form 'Answer: <number>'."
         )
 
     def step(self, action: str):

@@ -1,18 +1,26 @@
 """Guess the secret number with higher/lower feedback.
 
-A secret integer is drawn from 1..N. Each turn the agent guesses one integer and
-is told whether the secret is higher or lower. Reward 1.0 when the guess equals
-the secret; the episode is truncated when the guesses run out. The budget is
-enough for binary search with one spare guess.
+The range size N is drawn from MIN_N..MAX_N and a secret integer from 1..N.
+Each turn the agent guesses one integer and is told whether the secret is higher
+or lower. Reward 1.0 when the guess equals the secret; the episode is truncated
+when the guesses run out. The budget, ceil(log2 N) + 2, is more than binary
+search ever needs plus one spare guess.
 """
 
 import math
 import random
 import re
 
-N = 1000
-# ceil(log2 N) + 1 guesses (more than binary search ever needs) plus one spare
-MAX_TURNS = math.ceil(math.log2(N)) + 2
+MIN_N = 500
+MAX_N = 1000
+
+
+def guess_budget(n):
+    """ceil(log2 n) + 1 guesses (more than binary search ever needs) plus one spare."""
+    return math.ceil(math.log2(n)) + 2
+
+
+MAX_TURNS = guess_budget(MAX_N)
 
 INT_RE = re.compile(r"(?<!\d)-?\d{1,9}(?!\d)")
 
@@ -24,7 +32,8 @@ def parse_int(text):
 
 class NumberGuessEnv:
     def __init__(self):
-        self.n = N         # the secret lies in 1..n (public: stated in the first observation)
+        self.n = MAX_N     # the secret lies in 1..n (public: stated in the first observation)
+        self.budget = 0
         self.secret = 0
         self.turns = 0
         self.done = True
@@ -32,13 +41,15 @@ class NumberGuessEnv:
 
     def reset(self, seed: int) -> str:
         rng = random.Random(seed)
-        self.secret = rng.randint(1, N)
+        self.n = rng.randint(MIN_N, MAX_N)
+        self.secret = rng.randint(1, self.n)
+        self.budget = guess_budget(self.n)
         self.turns = 0
         self.done = False
         self.history = []
         return (
-            f"I picked a secret whole number from 1 to {N}. Guess it: after each guess I "
-            f"will say 'higher' or 'lower'. You have {MAX_TURNS} guesses. "
+            f"I picked a secret whole number from 1 to {self.n}. Guess it: after each guess I "
+            f"will say 'higher' or 'lower'. You have {self.budget} guesses. "
             "Reply with one integer per turn, e.g. 'Guess: 250'."
         )
 
@@ -46,7 +57,7 @@ class NumberGuessEnv:
         if self.done:
             return "The episode is over.", 0.0, True, False, {"episode_over": True}
         self.turns += 1
-        left = MAX_TURNS - self.turns
+        left = self.budget - self.turns
         guess = parse_int(action)
         if guess == self.secret:
             self.done = True
@@ -64,6 +75,6 @@ class NumberGuessEnv:
             self.history.append((guess, "lower"))
         if left <= 0:
             self.done = True
-            return feedback + f" Out of guesses; the secret was {self.secret}.", 0.0, False, True, {
-                "correct": False, "turns": self.turns}
+            feedback += f" Out of guesses; the secret was {self.secret}."
+            return feedback, 0.0, False, True, {"correct": False, "turns": self.turns}
         return feedback, 0.0, False, False, {"correct": False, "turns": self.turns}

@@ -85,7 +85,7 @@ class ShortestPathEnv:
             f"Undirected weighted graph with nodes {LABELS[0]}-{LABELS[NODES - 1]}. "
             f"Edges (node-node weight): {edge_text}.\n"
             f"What is the total weight of the shortest path from {LABELS[self.source]} "
-            f"to {LABELS[self.target]}? Reply with one integer, e.g. 'Answer: 17'."
+            f"to {LABELS[self.target]}? Reply with one integer, in the form 'Answer: <number>'."
         )
 
     def step(self, action: str):

@@ -59,7 +59,8 @@ class SubsetSumEnv:
             f"Numbers: {listing}.\n"
             f"Target: {self.target}.\n"
             "Choose some of the numbers (each at most once) whose sum is exactly the target. "
-            "Reply with their indices, comma-separated, e.g. 'Indices: 2,5,9'."
+            "Reply with their indices, comma-separated, in the form 'Indices: i,j,k' "
+            "(as many as needed)."
         )
 
     def check(self, indices):

@@ -27,8 +27,9 @@ MAX_ACTION_CHARS = 2000  # longer replies are cut before parsing
 
 VERBS = {"look": "look", "examine": "examine", "search": "examine", "inspect": "examine",
          "check": "examine", "take": "take", "get": "take", "grab": "take", "pick": "take",
-         "use": "use", "unlock": "unlock", "open": "open", "read": "read", "enter": "enter", "type": "enter",
-         "input": "enter", "inventory": "inventory", "inv": "inventory"}
+         "use": "use", "unlock": "unlock", "open": "open", "read": "read",
+         "enter": "enter", "type": "enter", "input": "enter",
+         "inventory": "inventory", "inv": "inventory"}
 COMMANDS = ("look | examine <thing> | take <item> | use <item> on <thing> | "
             "open <thing> | read <item> | enter <code> | inventory")
 

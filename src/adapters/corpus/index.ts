@@ -1,0 +1,5 @@
+/**
+ * Corpus readers: JSONL files and folders of text files.
+ * @module
+ */
+export * from "./read-corpus.js";

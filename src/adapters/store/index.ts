@@ -1,0 +1,5 @@
+/**
+ * Run stores.
+ * @module
+ */
+export { SqliteStore } from "./sqlite-store.js";

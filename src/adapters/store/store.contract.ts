@@ -1,0 +1,122 @@
+import { describe, expect, it } from "vitest";
+import type { EnvironmentRecord, EpisodeRecord, RoundReport, Store } from "../../spec/index.js";
+import { packageId, type EnvPackage } from "../../spec/index.js";
+
+/** A small valid package; `variant` changes its code and therefore its id. */
+export function samplePackage(variant = 0): EnvPackage {
+  return {
+    manifest: {
+      schemaVersion: 1,
+      name: `sample-${variant}`,
+      title: "Sample",
+      description: "Answer 42.",
+      interaction: "single-turn",
+      maxTurns: 1,
+      rewardRange: [0, 1],
+      passThreshold: 1,
+      hint: "Think of the answer to everything.",
+      skills: ["recall"],
+      scenario: "quiz",
+      difficulty: {},
+      provenance: {
+        origin: "designer",
+        parentId: null,
+        generation: 0,
+        designerModel: "test",
+        promptHash: "p",
+        corpusDocumentIds: ["doc-1"],
+        createdAt: "2026-11-29T00:00:00.000Z",
+      },
+    },
+    envSource: `class E:\n    def reset(self, seed):\n        return 'q${variant}'\n    def step(self, action):\n        return ('', float(action.strip() == '42'), True, False, {})\n`,
+    oracleSource: "def act(env, observation):\n    return '42'\n",
+  };
+}
+
+function environment(variant: number, round: number | null = 1): EnvironmentRecord {
+  const pkg = samplePackage(variant);
+  return { id: packageId(pkg), package: pkg, round, scores: null };
+}
+
+function episode(environmentId: string, role: "solver" | "calibration", seed: number): EpisodeRecord {
+  return {
+    round: 1,
+    environmentId,
+    role,
+    hint: seed % 2 === 0,
+    policyVersion: 0,
+    episode: { seed, initialObservation: "q", turns: [{ action: "42", observation: "", reward: 1 }], return: 1, won: true, terminated: true, truncated: false },
+  };
+}
+
+const report: RoundReport = {
+  round: 1,
+  proposed: 1,
+  admitted: 1,
+  rejected: {},
+  solver: { episodes: 2, winRateNoHint: 0.5, winRateHint: 1 },
+  designer: { meanReward: 0.3 },
+  trainer: { name: "noop", policyVersion: 0, datums: 0 },
+  seconds: 1,
+};
+
+/** The contract every {@link Store} implementation must honour. */
+export function storeContract(name: string, create: () => Store): void {
+  describe(`Store contract: ${name}`, () => {
+    it("round-trips metadata", () => {
+      const store = create();
+      store.setMeta("config", { rounds: 2 });
+      store.setMeta("config", { rounds: 3 });
+      expect(store.getMeta("config")).toEqual({ rounds: 3 });
+      expect(store.getMeta("missing")).toBeUndefined();
+      store.close();
+    });
+
+    it("stores an environment once by content id", () => {
+      const store = create();
+      expect(store.addEnvironment(environment(1))).toBe(true);
+      expect(store.addEnvironment(environment(1))).toBe(false);
+      expect(store.addEnvironment(environment(2))).toBe(true);
+      const listed = store.listEnvironments();
+      expect(listed.map((record) => record.package.manifest.name)).toEqual(["sample-1", "sample-2"]);
+      expect(listed[0]).toEqual(environment(1));
+      store.close();
+    });
+
+    it("stores a design with its environment and episodes atomically, and never twice", () => {
+      const store = create();
+      const env = environment(3);
+      const design = {
+        round: 1,
+        index: 0,
+        promptHash: "p",
+        corpusDocumentIds: ["doc-1"],
+        completion: "text",
+        verdicts: [{ status: "pass" as const, gate: "oracle" }],
+        environmentId: env.id,
+        reward: 0.6,
+      };
+      store.beginRound(1);
+      store.saveDesign(design, { environment: env, episodes: [episode(env.id, "calibration", 0), episode(env.id, "calibration", 1)] });
+      store.saveDesign({ ...design, reward: 99 }, { environment: env, episodes: [episode(env.id, "calibration", 5)] });
+      expect(store.listDesigns(1)).toEqual([design]);
+      expect(store.listEnvironments()).toHaveLength(1);
+      expect(store.listEpisodes(1).map((record) => record.episode.seed)).toEqual([0, 1]);
+      store.close();
+    });
+
+    it("replaces a round's solver phase and tracks round status", () => {
+      const store = create();
+      const env = environment(4);
+      store.addEnvironment(env);
+      expect(store.beginRound(1)).toEqual({ round: 1, status: "running", solverPhaseDone: false, report: null });
+      store.saveSolverPhase(1, [episode(env.id, "solver", 0)]);
+      store.saveSolverPhase(1, [episode(env.id, "solver", 1), episode(env.id, "solver", 2)]);
+      expect(store.listEpisodes(1).map((record) => record.episode.seed)).toEqual([1, 2]);
+      expect(store.beginRound(1).solverPhaseDone).toBe(true);
+      store.finishRound(1, report);
+      expect(store.listRounds()).toEqual([{ round: 1, status: "done", solverPhaseDone: true, report }]);
+      store.close();
+    });
+  });
+}

@@ -1,0 +1,47 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../spec/index.js";
+import { mergeConfigInput, parseConfig, readConfigFile } from "./index.js";
+
+describe("config", () => {
+  it("fills every default from an empty object", () => {
+    const config = parseConfig({});
+    expect(config.rounds).toBe(1);
+    expect(config.model.spec).toBe("embedded");
+    expect(config.reward).toMatchObject({ regretScale: 0.15, regretWeight: 0.4, anchorWeight: 0.6 });
+    expect(config.sandbox.backend).toBe("bwrap");
+  });
+
+  it("names the key and the allowed values of a bad enum", () => {
+    expect(() => parseConfig({ sandbox: { backend: "docker" } }, "my.json")).toThrowError(/sandbox\.backend.*"bwrap"/s);
+  });
+
+  it("names unknown keys", () => {
+    expect(() => parseConfig({ solver: { plays: 3 } })).toThrowError(/solver.*plays/s);
+  });
+
+  it("names the key of a wrong type", () => {
+    try {
+      parseConfig({ rounds: "many" });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).code).toBe("config_invalid");
+      expect((error as Error).message).toContain("rounds");
+    }
+  });
+
+  it("reports a corrupt file as a ConfigError", () => {
+    const path = join(mkdtempSync(join(tmpdir(), "envforge-config-")), "bad.json");
+    writeFileSync(path, "{ rounds: 2,");
+    expect(() => readConfigFile(path)).toThrowError(ConfigError);
+    expect(() => readConfigFile(join(tmpdir(), "no-such-envforge.json"))).toThrowError(/cannot read config file/);
+  });
+
+  it("merges flags over file values deeply", () => {
+    const merged = mergeConfigInput({ solver: { maxTurns: 4, temperature: 0.1 } }, { solver: { maxTurns: 6 } });
+    expect(parseConfig(merged).solver).toMatchObject({ maxTurns: 6, temperature: 0.1 });
+  });
+});

@@ -1,0 +1,53 @@
+import { readFileSync } from "node:fs";
+import { ConfigError } from "../spec/index.js";
+import { ConfigSchema, type Config } from "./schema.js";
+
+/**
+ * Validates a raw configuration object.
+ *
+ * @param source where the object came from, used in messages (e.g. a file path)
+ * @throws ConfigError naming every offending key with its problem and allowed values
+ */
+export function parseConfig(raw: unknown, source = "config"): Config {
+  const parsed = ConfigSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    const key = issue.path.join(".") || "(root)";
+    const extra = "keys" in issue && Array.isArray(issue.keys) ? ` (${issue.keys.join(", ")})` : "";
+    return `  ${key}: ${issue.message}${extra}`;
+  });
+  throw new ConfigError(`${source} is invalid:\n${problems.join("\n")}`);
+}
+
+/**
+ * Reads a JSON config file without validating it (merge CLI flags, then call
+ * {@link parseConfig}).
+ * @throws ConfigError when the file is missing or not JSON
+ */
+export function readConfigFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(`cannot read config file ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`config file ${path} is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+  return raw;
+}
+
+/** Deep-merges `override` into `base` (plain objects only; arrays and values replace). */
+export function mergeConfigInput(base: unknown, override: unknown): unknown {
+  if (!isPlainObject(base) || !isPlainObject(override)) return override === undefined ? base : override;
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(override)) merged[key] = mergeConfigInput(base[key], value);
+  return merged;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}

@@ -1,0 +1,117 @@
+import { z } from "zod";
+
+/**
+ * The whole configuration of an `envforge run`, validated by zod. Every key has
+ * a default, so `{}` is a complete config; a config file (JSON) and CLI flags
+ * override keys. Unknown keys are errors.
+ */
+export const ConfigSchema = z
+  .object({
+    /** Self-play rounds to run. CLI `--rounds`. @default 1 */
+    rounds: z.number().int().min(1).max(100_000).default(1),
+    /** Run directory: `envforge.db` and `report.json` live here. CLI `--out`. @default "runs/latest" */
+    out: z.string().min(1).default("runs/latest"),
+    /** Master seed for sampling environments, corpus documents and episode seeds. CLI `--seed`. @default 0 */
+    seed: z.number().int().min(0).default(0),
+    /** Plays per environment per hint condition, for Solver episodes and calibration (SPADE uses 16). CLI `--plays`. @default 2 */
+    plays: z.number().int().min(1).max(1024).default(2),
+    model: z
+      .object({
+        /** `embedded`, a `.gguf` path, an `hf:` URI, or an OpenAI-compatible URL (`http://host:8000/v1#model`). CLI `--model`. @default "embedded" */
+        spec: z.string().min(1).default("embedded"),
+        /** Context window of embedded models, tokens. @default 4096 */
+        contextSize: z.number().int().min(512).max(131_072).default(4096),
+        /** CPU threads of embedded models; 0 lets llama.cpp choose. @default 0 */
+        threads: z.number().int().min(0).max(512).default(0),
+        /** Request timeout of remote models, milliseconds. @default 120000 */
+        timeoutMs: z.number().int().min(1000).default(120_000),
+      })
+      .strict()
+      .prefault({}),
+    solver: z
+      .object({
+        /** Environments sampled from memory per round. @default 3 */
+        environments: z.number().int().min(1).max(100_000).default(3),
+        /** Cap on turns per episode, on top of each environment's maxTurns. @default 8 */
+        maxTurns: z.number().int().min(1).max(200).default(8),
+        /** New tokens per Solver action. @default 48 */
+        maxTokens: z.number().int().min(1).max(8192).default(48),
+        /** Solver sampling temperature. @default 0.7 */
+        temperature: z.number().min(0).max(2).default(0.7),
+      })
+      .strict()
+      .prefault({}),
+    designer: z
+      .object({
+        /** Designer completions per round. CLI `--designs`. @default 2 */
+        designs: z.number().int().min(0).max(100_000).default(2),
+        /** Corpus documents shown per Designer prompt (k). @default 2 */
+        corpusDocuments: z.number().int().min(0).max(32).default(2),
+        /** Environments from memory shown per prompt, highest designer reward first (m). @default 1 */
+        memoryExamples: z.number().int().min(0).max(8).default(1),
+        /** New tokens per design. @default 1536 */
+        maxTokens: z.number().int().min(64).max(32_768).default(1536),
+        /** Designer sampling temperature. @default 0.8 */
+        temperature: z.number().min(0).max(2).default(0.8),
+        /** Seeds used by the minimal admission gates. @default 3 */
+        admissionSeeds: z.number().int().min(1).max(64).default(3),
+      })
+      .strict()
+      .prefault({}),
+    reward: z
+      .object({
+        /** Regret normaliser: regret_norm = min(regret / scale, 1) (SPADE). @default 0.15 */
+        regretScale: z.number().positive().default(0.15),
+        /** Weight of regret_norm in the Designer reward. @default 0.4 */
+        regretWeight: z.number().min(0).default(0.4),
+        /** Weight of the difficulty anchor in the Designer reward. @default 0.6 */
+        anchorWeight: z.number().min(0).default(0.6),
+        /** Lower edge of the anchor's flat top (no-hint win rate). @default 0.4 */
+        anchorLow: z.number().min(0).max(1).default(0.4),
+        /** Upper edge of the anchor's flat top. @default 0.6 */
+        anchorHigh: z.number().min(0).max(1).default(0.6),
+        /** Width of the anchor's linear decay outside the flat top. @default 0.25 */
+        anchorWidth: z.number().positive().default(0.25),
+        /** Designer reward of a completion that could not be parsed. @default -1 */
+        unparseablePenalty: z.number().max(0).default(-1),
+        /** Designer reward of a parsed design rejected by admission. @default -0.5 */
+        rejectedPenalty: z.number().max(0).default(-0.5),
+      })
+      .strict()
+      .prefault({}),
+    corpus: z
+      .object({
+        /** A `.jsonl` file (`{"id","text"}` per line) or a folder of `.txt`/`.md` files; null = the shipped sample corpus. @default null */
+        path: z.string().nullable().default(null),
+      })
+      .strict()
+      .prefault({}),
+    sandbox: z
+      .object({
+        /** Sandbox backend. @default "bwrap" */
+        backend: z.enum(["bwrap"]).default("bwrap"),
+        /** Wall-clock limit per environment call, milliseconds. @default 10000 */
+        callTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+        /** Address-space limit per environment process, MiB. @default 1024 */
+        memoryMb: z.number().int().min(64).max(65_536).default(1024),
+      })
+      .strict()
+      .prefault({}),
+    trainer: z
+      .object({
+        /** Training backend; `noop` computes nothing (no policy update yet). @default "noop" */
+        backend: z.enum(["noop"]).default("noop"),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .refine((config) => config.reward.anchorLow <= config.reward.anchorHigh, {
+    message: "reward.anchorLow must not exceed reward.anchorHigh",
+    path: ["reward", "anchorLow"],
+  });
+
+/** A complete, validated configuration. */
+export type Config = z.infer<typeof ConfigSchema>;
+/** A partial configuration as written in a file. */
+export type ConfigInput = z.input<typeof ConfigSchema>;
