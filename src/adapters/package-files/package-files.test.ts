@@ -1,0 +1,41 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { PackageFormatError, packageId } from "../../spec/index.js";
+import { samplePackage } from "../store/store.contract.js";
+import { fromPackageDocument, loadPackageFolder, savePackageFolder, toPackageDocument } from "./package-files.js";
+
+describe("environment package files", () => {
+  it("round-trips through a folder and through a JSON document", () => {
+    const pkg = samplePackage(1);
+    const folder = join(mkdtempSync(join(tmpdir(), "envforge-pkg-")), "sample");
+    savePackageFolder(pkg, folder);
+    expect(loadPackageFolder(folder)).toEqual(pkg);
+    expect(fromPackageDocument(JSON.parse(JSON.stringify(toPackageDocument(pkg))))).toEqual(pkg);
+  });
+
+  it("identifies a package by content, not by provenance", () => {
+    const pkg = samplePackage(1);
+    const sameTaskLater = { ...pkg, manifest: { ...pkg.manifest, provenance: { ...pkg.manifest.provenance, createdAt: "2030-01-01T00:00:00.000Z" } } };
+    expect(packageId(sameTaskLater)).toBe(packageId(pkg));
+    expect(packageId(samplePackage(2))).not.toBe(packageId(pkg));
+    expect(packageId(pkg)).toMatch(/^env-[0-9a-f]{16}$/);
+  });
+
+  it("names the file and field of an invalid manifest", () => {
+    const folder = mkdtempSync(join(tmpdir(), "envforge-pkg-"));
+    savePackageFolder(samplePackage(1), folder);
+    const manifest = { ...samplePackage(1).manifest, maxTurns: 0 };
+    writeFileSync(join(folder, "env.json"), JSON.stringify(manifest));
+    expect(() => loadPackageFolder(folder)).toThrowError(/env\.json: maxTurns/);
+    writeFileSync(join(folder, "env.json"), "{");
+    expect(() => loadPackageFolder(folder)).toThrowError(PackageFormatError);
+    expect(() => loadPackageFolder(join(folder, "missing"))).toThrowError(/cannot read/);
+  });
+
+  it("rejects a document without both files", () => {
+    const document = toPackageDocument(samplePackage(1));
+    expect(() => fromPackageDocument({ ...document, files: { "env.py": "" } })).toThrowError(/oracle\.py/);
+  });
+});

@@ -1,0 +1,5 @@
+/**
+ * Trainer backends.
+ * @module
+ */
+export { NoopTrainer } from "./noop-trainer.js";

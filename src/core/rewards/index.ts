@@ -1,0 +1,5 @@
+/**
+ * Reward functions.
+ * @module
+ */
+export * from "./designer-reward.js";
