@@ -21,7 +21,7 @@ export const ConfigSchema = z
         spec: z.string().min(1).default("embedded"),
         /** Context window of embedded models, tokens. @default 4096 */
         contextSize: z.number().int().min(512).max(131_072).default(4096),
-        /** CPU threads of embedded models; 0 lets llama.cpp choose. @default 0 */
+        /** CPU threads of embedded models; 0 = one per available core. @default 0 */
         threads: z.number().int().min(0).max(512).default(0),
         /** Request timeout of remote models, milliseconds. @default 120000 */
         timeoutMs: z.number().int().min(1000).default(120_000),

@@ -18,6 +18,8 @@ export interface RoundReport {
   readonly designer: { readonly meanReward: number | null };
   /** Trainer backend and policy version after the round. */
   readonly trainer: { readonly name: string; readonly policyVersion: number; readonly datums: number };
+  /** Distinct infrastructure errors of the round (model unreachable, sandbox failures), with counts. */
+  readonly errors: Readonly<Record<string, number>>;
   /** Wall-clock duration in seconds. */
   readonly seconds: number;
 }

@@ -5,6 +5,7 @@ import {
   type ChatHistoryItem,
   type Llama,
   type LlamaContext,
+  type LlamaContextSequence,
   type LlamaModel,
 } from "node-llama-cpp";
 import {
@@ -22,9 +23,9 @@ export interface LlamaCppModelOptions {
   readonly modelPath: string;
   /** Context window in tokens. @default 4096 */
   readonly contextSize?: number;
-  /** CPU threads; 0 lets llama.cpp choose. @default 0 */
+  /** CPU threads; 0 lets llama.cpp choose (which can oversubscribe small machines; pass the core count). @default 0 */
   readonly threads?: number;
-  /** Repeat penalty applied to recent tokens (1 disables). @default 1.1 */
+  /** Repeat penalty applied to recent tokens (1 disables). @default 1 */
   readonly repeatPenalty?: number;
   /** Spec shown in provenance. @default modelPath */
   readonly id?: string;
@@ -32,7 +33,8 @@ export interface LlamaCppModelOptions {
 
 /**
  * Embedded provider: runs a GGUF model on the CPU in-process through
- * node-llama-cpp (llama.cpp). Calls are serialised (one sequence). Returns the
+ * node-llama-cpp (llama.cpp). Calls are serialised on one context sequence, so
+ * a shared prompt prefix (a growing episode chat) reuses the KV cache. Returns the
  * completion's token ids (by tokenising the text); per-token logprobs are not
  * available from this provider.
  */
@@ -44,6 +46,7 @@ export class LlamaCppModel implements LanguageModel {
     private readonly llama: Llama,
     private readonly model: LlamaModel,
     private readonly context: LlamaContext,
+    private readonly sequence: LlamaContextSequence,
     private readonly repeatPenalty: number,
   ) {}
 
@@ -64,7 +67,7 @@ export class LlamaCppModel implements LanguageModel {
         contextSize: options.contextSize ?? 4096,
         ...(options.threads ? { threads: options.threads } : {}),
       });
-      return new LlamaCppModel(options.id ?? options.modelPath, llama, model, context, options.repeatPenalty ?? 1.1);
+      return new LlamaCppModel(options.id ?? options.modelPath, llama, model, context, context.getSequence(), options.repeatPenalty ?? 1);
     } catch (error) {
       throw new ModelUnavailableError(`llama.cpp could not load ${options.modelPath}: ${(error as Error).message}`, {
         cause: error,
@@ -83,19 +86,17 @@ export class LlamaCppModel implements LanguageModel {
     if (last === undefined || last.role !== "user") {
       throw new ModelRequestError("the last chat message must come from the user");
     }
-    const sequence = this.context.getSequence();
+    const session = new LlamaChatSession({ contextSequence: this.sequence, autoDisposeSequence: false });
     try {
-      const session = new LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
       session.setChatHistory(toHistory(messages.slice(0, -1)));
       const result = await session.promptWithMeta(last.content, {
         maxTokens: options.maxTokens,
         temperature: options.temperature,
         ...(options.seed === undefined ? {} : { seed: options.seed }),
         ...(options.signal ? { signal: options.signal, stopOnAbortSignal: true } : {}),
-        repeatPenalty: { penalty: this.repeatPenalty },
+        ...(this.repeatPenalty === 1 ? {} : { repeatPenalty: { penalty: this.repeatPenalty } }),
       });
       const text = result.responseText;
-      session.dispose({ disposeSequence: false });
       return {
         text,
         tokens: Array.from(this.model.tokenize(text)),
@@ -106,7 +107,7 @@ export class LlamaCppModel implements LanguageModel {
       if (options.signal?.aborted) throw new ModelRequestError("generation aborted", { cause: error });
       throw new ModelRequestError(`llama.cpp generation failed: ${(error as Error).message}`, { cause: error });
     } finally {
-      sequence.dispose();
+      session.dispose({ disposeSequence: false });
     }
   }
 

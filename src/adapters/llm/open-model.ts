@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { resolveModelFile } from "node-llama-cpp";
 import { ConfigError, ModelUnavailableError, type LanguageModel } from "../../spec/index.js";
@@ -9,7 +10,7 @@ import { OpenAICompatibleModel } from "./openai-model.js";
 export interface OpenModelOptions {
   /** Context window for embedded models, tokens. @default 4096 */
   readonly contextSize?: number;
-  /** CPU threads for embedded models; 0 = llama.cpp's choice. @default 0 */
+  /** CPU threads for embedded models; 0 = one per available core (llama.cpp's own default oversubscribes small machines badly). @default 0 */
   readonly threads?: number;
   /** Model name for an OpenAI-compatible URL (else the URL's `#fragment`, else the first listed). */
   readonly remoteModel?: string;
@@ -45,7 +46,7 @@ export function classifyModelSpec(spec: string): ModelSpecKind {
  */
 export async function openModel(spec: string, options: OpenModelOptions = {}): Promise<LanguageModel> {
   const kind = classifyModelSpec(spec);
-  const local = { contextSize: options.contextSize ?? 4096, threads: options.threads ?? 0 };
+  const local = { contextSize: options.contextSize ?? 4096, threads: options.threads || availableParallelism() };
   switch (kind) {
     case "embedded":
       return LlamaCppModel.load({ ...local, modelPath: embeddedModelPath(), id: `embedded:${EMBEDDED_MODEL.name}` });

@@ -1,0 +1,42 @@
+import { Command, InvalidArgumentError } from "commander";
+import { EnvforgeError } from "../spec/index.js";
+import { runCommand } from "./run-command.js";
+
+function integer(name: string, min: number) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min) throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}`);
+    return parsed;
+  };
+}
+
+const program = new Command()
+  .name("envforge")
+  .description("Self-play environment synthesis: one policy designs executable RL environments and learns to solve them.")
+  .version("0.1.0");
+
+program
+  .command("run")
+  .description("run self-play rounds: Solver episodes, Designer proposals, admission, calibration")
+  .option("--config <file>", "JSON config file (see README, Configuration)")
+  .option("--rounds <n>", "rounds to run (config: rounds)", integer("--rounds", 1))
+  .option("--designs <n>", "Designer proposals per round (config: designer.designs)", integer("--designs", 0))
+  .option("--plays <n>", "plays per environment per hint condition (config: plays)", integer("--plays", 1))
+  .option("--model <spec>", "embedded | path.gguf | hf:<uri> | http(s)://host/v1#model (config: model.spec)")
+  .option("--out <dir>", "run directory (config: out)")
+  .option("--seed <n>", "master seed (config: seed)", integer("--seed", 0))
+  .option("--resume", "continue the run stored in --out")
+  .action(async (flags) => {
+    process.exitCode = await runCommand(flags);
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof EnvforgeError) {
+    process.stderr.write(`envforge: ${error.message}\n`);
+    process.exitCode = 2;
+  } else {
+    throw error;
+  }
+}

@@ -1,0 +1,75 @@
+import { join } from "node:path";
+import { mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
+import { defaultGates } from "../core/admission/index.js";
+import { LazyModel, RUN_FILES, runSelfPlay, type SelfPlayResult } from "../core/selfplay/index.js";
+import { readCorpus } from "../adapters/corpus/index.js";
+import { openModel } from "../adapters/llm/index.js";
+import { loadSeedPackages } from "../adapters/package-files/index.js";
+import { BwrapSandbox } from "../adapters/sandbox/index.js";
+import { SqliteStore } from "../adapters/store/index.js";
+import { NoopTrainer } from "../adapters/trainer/index.js";
+import { createProgressDisplay } from "./progress-display.js";
+import { formatSummary } from "./summary.js";
+
+/** Flags of `envforge run`; each maps to one config key. */
+export interface RunFlags {
+  readonly config?: string;
+  readonly rounds?: number;
+  readonly designs?: number;
+  readonly plays?: number;
+  readonly model?: string;
+  readonly out?: string;
+  readonly seed?: number;
+  readonly resume?: boolean;
+}
+
+/**
+ * Builds the config of `envforge run`: defaults, then the config file, then flags.
+ * @throws ConfigError naming the key and allowed values
+ */
+export function resolveRunConfig(flags: RunFlags): Config {
+  const fromFile = flags.config === undefined ? {} : readConfigFile(flags.config);
+  const fromFlags = {
+    ...(flags.rounds === undefined ? {} : { rounds: flags.rounds }),
+    ...(flags.plays === undefined ? {} : { plays: flags.plays }),
+    ...(flags.out === undefined ? {} : { out: flags.out }),
+    ...(flags.seed === undefined ? {} : { seed: flags.seed }),
+    ...(flags.model === undefined ? {} : { model: { spec: flags.model } }),
+    ...(flags.designs === undefined ? {} : { designer: { designs: flags.designs } }),
+  };
+  return parseConfig(mergeConfigInput(fromFile, fromFlags), flags.config ?? "flags");
+}
+
+/**
+ * `envforge run`: wires the adapters named by the config into a self-play run
+ * and prints the summary. Returns the process exit code: 0, or 1 when the
+ * model was called and never answered.
+ */
+export async function runCommand(flags: RunFlags): Promise<number> {
+  const config = resolveRunConfig(flags);
+  const sandbox = new BwrapSandbox({ limits: { callTimeoutMs: config.sandbox.callTimeoutMs, memoryBytes: config.sandbox.memoryMb * 1024 * 1024 } });
+  const corpus = readCorpus(config.corpus.path);
+  const seeds = loadSeedPackages();
+  const store = new SqliteStore(join(config.out, RUN_FILES.store));
+  const model = new LazyModel(config.model.spec, () =>
+    openModel(config.model.spec, { contextSize: config.model.contextSize, threads: config.model.threads, timeoutMs: config.model.timeoutMs }),
+  );
+  const trainer = new NoopTrainer();
+  const progress = createProgressDisplay();
+  let result: SelfPlayResult;
+  try {
+    result = await runSelfPlay({ config, resume: flags.resume ?? false, store, model, sandbox, trainer, corpus, seeds, gates: defaultGates(), progress });
+  } finally {
+    progress.stop();
+    await sandbox.close();
+    await model.close();
+    await trainer.close();
+    store.close();
+  }
+  process.stdout.write(`${formatSummary(result.reports, { model: config.model.spec, out: config.out, reportPath: result.reportPath, environments: result.environments })}\n`);
+  if (model.calls > 0 && model.successes === 0) {
+    process.stderr.write("envforge: the model never answered; see the errors above and in report.json\n");
+    return 1;
+  }
+  return 0;
+}

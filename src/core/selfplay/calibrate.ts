@@ -1,0 +1,83 @@
+import type { EnvironmentScores, EnvPackage, Episode, LanguageModel, Sandbox } from "../../spec/index.js";
+import { designerReward, hintRegret, mean, type DesignerRewardParams } from "../rewards/index.js";
+import { playEpisode } from "../rollout/index.js";
+import { deriveSeed } from "./sampling.js";
+import { solverPolicy } from "./solver-policy.js";
+
+/** Settings of Solver plays. */
+export interface SolverPlaySettings {
+  /** Plays per hint condition. */
+  readonly plays: number;
+  readonly maxTurns: number;
+  readonly maxTokens: number;
+  readonly temperature: number;
+}
+
+/** Episodes of one environment under both hint conditions. */
+export interface HintPlays {
+  readonly withoutHint: readonly Episode[];
+  readonly withHint: readonly Episode[];
+}
+
+/**
+ * Plays an environment `plays` times without the hint and `plays` times with it
+ * (SPADE: both conditions at the same policy version). Seeds derive from
+ * `seedBase`, so a rerun plays the same instances. Sandbox and model failures
+ * end single episodes (recorded in `failure`), never the call.
+ */
+export async function playWithAndWithoutHint(
+  pkg: EnvPackage,
+  model: LanguageModel,
+  sandbox: Sandbox,
+  settings: SolverPlaySettings,
+  seedBase: string,
+): Promise<HintPlays> {
+  const withoutHint: Episode[] = [];
+  const withHint: Episode[] = [];
+  const opened = await sandbox.open({ envSource: pkg.envSource, oracleSource: null });
+  for (const hint of [false, true]) {
+    for (let play = 0; play < settings.plays; play += 1) {
+      const seed = deriveSeed(seedBase, hint ? "hint" : "no-hint", play) % 1_000_000;
+      let episode: Episode;
+      if (opened.kind !== "ok") {
+        episode = { seed, initialObservation: "", turns: [], return: pkg.manifest.rewardRange[0], won: false, terminated: false, truncated: true, failure: { kind: opened.kind, message: opened.message } };
+      } else {
+        const policy = solverPolicy(model, {
+          hint: hint ? pkg.manifest.hint : null,
+          maxTokens: settings.maxTokens,
+          temperature: settings.temperature,
+          seed: deriveSeed(seedBase, "sampling", hint ? 1 : 0, play),
+        });
+        episode = await playEpisode(opened.value, pkg.manifest, seed, policy, { maxTurns: settings.maxTurns });
+      }
+      (hint ? withHint : withoutHint).push(episode);
+    }
+  }
+  if (opened.kind === "ok") await opened.value.close();
+  return { withoutHint, withHint };
+}
+
+/**
+ * Calibration scores and the SPADE Designer reward from hint plays:
+ * regret = max(0, mean return with hint − mean return without), reward =
+ * 0.4·min(regret/0.15, 1) + 0.6·anchor(no-hint win rate) with the configured constants.
+ */
+export function scoreHintPlays(plays: HintPlays, params: DesignerRewardParams): EnvironmentScores {
+  const returnsWithout = plays.withoutHint.map((episode) => episode.return);
+  const returnsWith = plays.withHint.map((episode) => episode.return);
+  const winRateNoHint = rate(plays.withoutHint);
+  const regret = hintRegret(returnsWith, returnsWithout);
+  return {
+    plays: plays.withoutHint.length,
+    winRateNoHint,
+    winRateHint: rate(plays.withHint),
+    meanReturnNoHint: returnsWithout.length > 0 ? mean(returnsWithout) : 0,
+    meanReturnHint: returnsWith.length > 0 ? mean(returnsWith) : 0,
+    regret,
+    designerReward: designerReward(regret, winRateNoHint, params),
+  };
+}
+
+function rate(episodes: readonly Episode[]): number {
+  return episodes.length === 0 ? 0 : episodes.filter((episode) => episode.won).length / episodes.length;
+}

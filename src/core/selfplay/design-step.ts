@@ -1,0 +1,121 @@
+import {
+  EnvforgeError,
+  packageId,
+  reject,
+  type CorpusDocument,
+  type DesignRecord,
+  type EnvironmentRecord,
+  type EpisodeRecord,
+  type LanguageModel,
+  type Sandbox,
+  type Verdict,
+} from "../../spec/index.js";
+import type { Config } from "../../config/index.js";
+import { admit, type AdmissionGate } from "../admission/index.js";
+import { seededRandom } from "../rollout/index.js";
+import { playWithAndWithoutHint, scoreHintPlays } from "./calibrate.js";
+import { buildDesignerPrompt } from "./designer-prompt.js";
+import { parseDesign } from "./parse-design.js";
+import { deriveSeed, rankExamples, sampleWithoutReplacement } from "./sampling.js";
+
+/** What one design step needs. */
+export interface DesignStepInput {
+  readonly round: number;
+  readonly index: number;
+  readonly config: Config;
+  readonly model: LanguageModel;
+  readonly sandbox: Sandbox;
+  readonly corpus: readonly CorpusDocument[];
+  readonly memory: readonly EnvironmentRecord[];
+  readonly gates: readonly AdmissionGate[];
+  readonly policyVersion: number;
+  /** Clock for provenance timestamps. */
+  readonly now: () => Date;
+}
+
+/** The stored result of one design step. */
+export interface DesignStepResult {
+  readonly design: DesignRecord;
+  readonly admitted?: { readonly environment: EnvironmentRecord; readonly episodes: readonly EpisodeRecord[] };
+}
+
+/**
+ * One Designer step (design map, data flow): sample k corpus documents and m
+ * memory examples, prompt the model, parse the completion, reject exact copies
+ * of memory, run the admission gates, and for an admitted environment play it
+ * with and without the hint to score regret and the Designer reward. Untrusted
+ * output never throws here: every failure is a verdict in the record.
+ */
+export async function runDesignStep(input: DesignStepInput): Promise<DesignStepResult> {
+  const { config, round, index } = input;
+  const random = seededRandom(deriveSeed(config.seed, round, "design", index));
+  const documents = sampleWithoutReplacement(input.corpus, config.designer.corpusDocuments, random);
+  const examples = rankExamples(input.memory, config.designer.memoryExamples, random).map((record) => record.package);
+  const prompt = buildDesignerPrompt(documents, examples);
+  const base = { round, index, promptHash: prompt.hash, corpusDocumentIds: prompt.corpusDocumentIds };
+  const rejected = (completion: string, verdicts: readonly Verdict[], reward: number): DesignStepResult => ({
+    design: { ...base, completion, verdicts, environmentId: null, reward },
+  });
+
+  let completion: string;
+  try {
+    const generation = await input.model.generate(prompt.messages, {
+      maxTokens: config.designer.maxTokens,
+      temperature: config.designer.temperature,
+      seed: deriveSeed(config.seed, round, "design-sampling", index),
+    });
+    completion = generation.text;
+  } catch (error) {
+    const code = error instanceof EnvforgeError ? error.code : "model_error";
+    return rejected("", [reject("model", "model_error", `${code}: ${(error as Error).message}`)], 0);
+  }
+
+  const parsed = parseDesign(completion, {
+    origin: "designer",
+    parentId: null,
+    generation: 0,
+    designerModel: input.model.id,
+    promptHash: prompt.hash,
+    corpusDocumentIds: [...prompt.corpusDocumentIds],
+    createdAt: input.now().toISOString(),
+  });
+  if (!parsed.ok) return rejected(completion, [parsed.verdict], config.reward.unparseablePenalty);
+  const pkg = parsed.package;
+  const id = packageId(pkg);
+  const copy = input.memory.find((record) => record.id === id);
+  if (copy !== undefined) {
+    const verdict = reject("duplicate", "duplicate", `the design is an exact copy of ${copy.package.manifest.name} (${id}) in memory`);
+    return rejected(completion, [{ status: "pass", gate: "parse" }, verdict], config.reward.rejectedPenalty);
+  }
+
+  const admission = await admit(pkg, input.gates, {
+    sandbox: input.sandbox,
+    seeds: Array.from({ length: config.designer.admissionSeeds }, (_, seed) => seed),
+  });
+  const verdicts: Verdict[] = [{ status: "pass", gate: "parse" }, ...admission.verdicts];
+  if (!admission.admitted) return rejected(completion, verdicts, config.reward.rejectedPenalty);
+
+  const plays = await playWithAndWithoutHint(
+    pkg,
+    input.model,
+    input.sandbox,
+    { plays: config.plays, ...config.solver },
+    `${config.seed}/${round}/calibration/${index}`,
+  );
+  const scores = scoreHintPlays(plays, config.reward);
+  const episode = (hint: boolean) => (value: EpisodeRecord["episode"]): EpisodeRecord => ({
+    round,
+    environmentId: id,
+    role: "calibration",
+    hint,
+    policyVersion: input.policyVersion,
+    episode: value,
+  });
+  return {
+    design: { ...base, completion, verdicts, environmentId: id, reward: scores.designerReward },
+    admitted: {
+      environment: { id, package: pkg, round, scores },
+      episodes: [...plays.withoutHint.map(episode(false)), ...plays.withHint.map(episode(true))],
+    },
+  };
+}

@@ -1,0 +1,15 @@
+/**
+ * The self-play loop: Solver plays, Designer steps, rounds and runs.
+ * @module
+ */
+export * from "./progress.js";
+export * from "./designer-prompt.js";
+export * from "./parse-design.js";
+export * from "./solver-policy.js";
+export * from "./lazy-model.js";
+export * from "./sampling.js";
+export * from "./calibrate.js";
+export * from "./design-step.js";
+export * from "./round-report.js";
+export * from "./round.js";
+export * from "./run-selfplay.js";

@@ -1,0 +1,121 @@
+import { z } from "zod";
+import { EnvManifestSchema, reject, type EnvPackage, type Provenance, type RejectVerdict } from "../../spec/index.js";
+
+/** Result of {@link parseDesign}: a package, or a reject verdict of the `parse` stage. */
+export type ParsedDesign = { readonly ok: true; readonly package: EnvPackage } | { readonly ok: false; readonly verdict: RejectVerdict };
+
+interface CodeBlock {
+  readonly language: string;
+  readonly body: string;
+}
+
+/** Task fields the Designer writes; everything else has a default. */
+const DesignedManifest = z
+  .object({
+    name: z.string().optional(),
+    title: z.string().min(1),
+    description: z.string().min(1),
+    maxTurns: z.coerce.number().int().min(1).max(200).default(1),
+    hint: z.string().min(1),
+    skills: z.union([z.array(z.string()), z.string().transform((skill) => [skill])]).default(["general"]),
+    scenario: z.string().min(1).default("puzzle"),
+    rewardRange: z.tuple([z.number(), z.number()]).default([0, 1]),
+    passThreshold: z.number().default(1),
+    difficulty: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).default({}),
+  })
+  .passthrough();
+
+/**
+ * Parses a Designer completion into an environment package. Lenient about
+ * layout: fenced blocks in any order; the JSON block is the first one that parses
+ * as an object; `env.py` is the block defining a class with `reset` and `step`;
+ * `oracle.py` the block defining `act` (it may be the same block). Never throws:
+ * every failure is a `parse` reject verdict with reason `unparseable`,
+ * `missing_environment`, `missing_oracle` or `invalid_manifest`.
+ *
+ * @param completion raw model output (untrusted)
+ * @param provenance provenance to stamp on the package
+ */
+export function parseDesign(completion: string, provenance: Provenance): ParsedDesign {
+  const blocks = extractCodeBlocks(completion);
+  if (blocks.length === 0) {
+    return failure("unparseable", "the completion holds no fenced code block", { excerpt: completion.slice(0, 300) });
+  }
+  const environmentBlock = blocks.find((block) => /^\s*class\s+\w+/m.test(block.body) && /def\s+reset\s*\(/.test(block.body) && /def\s+step\s*\(/.test(block.body));
+  if (environmentBlock === undefined) {
+    return failure("missing_environment", "no code block defines a class with reset() and step()");
+  }
+  const oracleBlock =
+    blocks.find((block) => block !== environmentBlock && /^def\s+act\s*\(/m.test(block.body)) ??
+    (/^def\s+act\s*\(/m.test(environmentBlock.body) ? environmentBlock : undefined);
+  if (oracleBlock === undefined) return failure("missing_oracle", "no code block defines act(env, observation)");
+
+  const json = blocks.map((block) => tryJsonObject(block.body)).find((value) => value !== undefined);
+  if (json === undefined) return failure("invalid_manifest", "no JSON block with the environment's fields");
+  const designed = DesignedManifest.safeParse(json);
+  if (!designed.success) {
+    return failure("invalid_manifest", `manifest fields invalid: ${designed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+  }
+  const fields = designed.data;
+  const manifest = EnvManifestSchema.safeParse({
+    schemaVersion: 1,
+    name: toKebabCase(fields.name ?? fields.title),
+    title: fields.title,
+    description: fields.description,
+    interaction: fields.maxTurns > 1 ? "multi-turn" : "single-turn",
+    maxTurns: fields.maxTurns,
+    rewardRange: fields.rewardRange,
+    passThreshold: fields.passThreshold,
+    hint: fields.hint,
+    skills: fields.skills.length > 0 ? fields.skills.slice(0, 8) : ["general"],
+    scenario: fields.scenario,
+    difficulty: fields.difficulty,
+    provenance,
+  });
+  if (!manifest.success) {
+    return failure("invalid_manifest", `manifest invalid: ${manifest.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+  }
+  return {
+    ok: true,
+    package: { manifest: manifest.data, envSource: stripFileComment(environmentBlock.body), oracleSource: stripFileComment(oracleBlock.body) },
+  };
+}
+
+/** Every fenced block (```lang ... ```) of a text; an unterminated last block runs to the end. */
+export function extractCodeBlocks(text: string): CodeBlock[] {
+  const blocks: CodeBlock[] = [];
+  const pattern = /```([\w.+-]*)[^\n]*\n([\s\S]*?)(?:```|$)/g;
+  for (const match of text.matchAll(pattern)) {
+    const body = (match[2] ?? "").replace(/\s+$/, "");
+    if (body.trim().length > 0) blocks.push({ language: (match[1] ?? "").toLowerCase(), body: `${body}\n` });
+  }
+  return blocks;
+}
+
+/** A kebab-case name (1-64 characters) from free text; `design` when nothing is left. */
+export function toKebabCase(text: string): string {
+  const slug = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 64)
+    .replace(/-+$/, "");
+  return slug.length > 0 ? slug : "design";
+}
+
+function tryJsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function stripFileComment(source: string): string {
+  return source.replace(/^#\s*(env|oracle)\.py\s*\n/, "");
+}
+
+function failure(reason: string, message: string, evidence?: Record<string, unknown>): ParsedDesign {
+  return { ok: false, verdict: reject("parse", reason, message, evidence) };
+}

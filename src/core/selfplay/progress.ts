@@ -1,0 +1,12 @@
+/**
+ * Events a self-play run emits while it works; the CLI turns them into a
+ * progress display. All methods are optional to implement.
+ */
+export interface ProgressListener {
+  /** A phase of a round begins with `total` units of work. */
+  phaseStarted?(round: number, phase: "solver" | "designer", total: number): void;
+  /** One unit of the current phase finished; `detail` is a short description. */
+  unitDone?(round: number, phase: "solver" | "designer", detail: string): void;
+  /** A free-form notice (resume, skipped work, infrastructure errors). */
+  notice?(message: string): void;
+}

@@ -1,0 +1,56 @@
+import type { DesignRecord, EpisodeRecord, RoundReport } from "../../spec/index.js";
+
+/** Inputs of {@link buildRoundReport} beyond the stored records. */
+export interface RoundReportExtras {
+  readonly trainer: RoundReport["trainer"];
+  readonly seconds: number;
+}
+
+/**
+ * Computes a round's report from what the store holds, so a resumed round
+ * reports exactly what a straight one would. Solver win rates count every
+ * episode of the round (solver phase and calibration) by hint condition;
+ * the Designer's mean reward counts designs the model actually answered.
+ * Infrastructure errors (model errors, sandbox failures of episodes) are
+ * counted by message prefix.
+ */
+export function buildRoundReport(
+  round: number,
+  designs: readonly DesignRecord[],
+  episodes: readonly EpisodeRecord[],
+  extras: RoundReportExtras,
+): RoundReport {
+  const rejected: Record<string, number> = {};
+  const errors: Record<string, number> = {};
+  for (const design of designs) {
+    const last = design.verdicts.at(-1);
+    if (design.environmentId !== null || last === undefined || last.status !== "reject") continue;
+    rejected[last.reason] = (rejected[last.reason] ?? 0) + 1;
+    if (last.reason === "model_error") count(errors, last.message);
+  }
+  for (const record of episodes) {
+    const failure = record.episode.failure;
+    if (failure !== undefined) count(errors, `episode ${failure.kind}: ${failure.message}`);
+  }
+  const answered = designs.filter((design) => design.completion.length > 0);
+  const winRate = (hint: boolean) => {
+    const group = episodes.filter((record) => record.hint === hint);
+    return group.length === 0 ? null : group.filter((record) => record.episode.won).length / group.length;
+  };
+  return {
+    round,
+    proposed: designs.length,
+    admitted: designs.filter((design) => design.environmentId !== null).length,
+    rejected,
+    solver: { episodes: episodes.length, winRateNoHint: winRate(false), winRateHint: winRate(true) },
+    designer: { meanReward: answered.length === 0 ? null : answered.reduce((total, design) => total + design.reward, 0) / answered.length },
+    trainer: extras.trainer,
+    errors,
+    seconds: extras.seconds,
+  };
+}
+
+function count(into: Record<string, number>, message: string): void {
+  const key = message.length > 160 ? `${message.slice(0, 157)}...` : message;
+  into[key] = (into[key] ?? 0) + 1;
+}

@@ -1,0 +1,101 @@
+import type { Config } from "../../config/index.js";
+import type { CorpusDocument, EpisodeRecord, LanguageModel, RoundReport, Sandbox, Store, Trainer } from "../../spec/index.js";
+import type { AdmissionGate } from "../admission/index.js";
+import { seededRandom } from "../rollout/index.js";
+import { playWithAndWithoutHint } from "./calibrate.js";
+import { runDesignStep } from "./design-step.js";
+import type { ProgressListener } from "./progress.js";
+import { buildRoundReport } from "./round-report.js";
+import { deriveSeed, sampleWithoutReplacement } from "./sampling.js";
+
+/** Everything a round works with; time is injected for exact tests. */
+export interface RoundDependencies {
+  readonly config: Config;
+  readonly model: LanguageModel;
+  readonly sandbox: Sandbox;
+  readonly store: Store;
+  readonly trainer: Trainer;
+  readonly corpus: readonly CorpusDocument[];
+  readonly gates: readonly AdmissionGate[];
+  readonly progress: ProgressListener;
+  /** @default () => new Date() */
+  readonly now?: () => Date;
+}
+
+/**
+ * One self-play round (design map, data flow): (a) the Solver plays environments
+ * sampled from memory with and without their hints; (b–g) the Designer proposes
+ * environments that are parsed, admitted, calibrated and scored; then the
+ * trainer is called (a no-op trainer until training lands). Every step is
+ * stored as soon as it finishes; a resumed round skips stored work, and the
+ * report is computed from the store.
+ *
+ * @throws StoreError when the store cannot be written (the run must stop)
+ */
+export async function runRound(round: number, deps: RoundDependencies): Promise<RoundReport> {
+  const { config, store, progress } = deps;
+  const now = deps.now ?? (() => new Date());
+  const started = now().getTime();
+  const record = store.beginRound(round);
+  const policyVersion = 0;
+
+  if (!record.solverPhaseDone) {
+    const random = seededRandom(deriveSeed(config.seed, round, "solver"));
+    const chosen = sampleWithoutReplacement(store.listEnvironments(), config.solver.environments, random);
+    progress.phaseStarted?.(round, "solver", chosen.length);
+    const episodes: EpisodeRecord[] = [];
+    for (const environment of chosen) {
+      const plays = await playWithAndWithoutHint(
+        environment.package,
+        deps.model,
+        deps.sandbox,
+        { plays: config.plays, ...config.solver },
+        `${config.seed}/${round}/solver/${environment.id}`,
+      );
+      for (const [hint, group] of [[false, plays.withoutHint], [true, plays.withHint]] as const) {
+        for (const episode of group) episodes.push({ round, environmentId: environment.id, role: "solver", hint, policyVersion, episode });
+      }
+      const wins = [...plays.withoutHint, ...plays.withHint].filter((episode) => episode.won).length;
+      progress.unitDone?.(round, "solver", `${environment.package.manifest.name}: ${wins}/${config.plays * 2} won`);
+    }
+    store.saveSolverPhase(round, episodes);
+  } else {
+    progress.notice?.(`round ${round}: solver phase already stored, skipping it`);
+  }
+
+  const done = new Set(store.listDesigns(round).map((design) => design.index));
+  progress.phaseStarted?.(round, "designer", config.designer.designs);
+  for (let index = 0; index < config.designer.designs; index += 1) {
+    if (done.has(index)) {
+      progress.unitDone?.(round, "designer", `design ${index}: already stored`);
+      continue;
+    }
+    const result = await runDesignStep({
+      round,
+      index,
+      config,
+      model: deps.model,
+      sandbox: deps.sandbox,
+      corpus: deps.corpus,
+      memory: store.listEnvironments(),
+      gates: deps.gates,
+      policyVersion,
+      now,
+    });
+    store.saveDesign(result.design, result.admitted);
+    const last = result.design.verdicts.at(-1);
+    const outcome = result.admitted
+      ? `admitted ${result.admitted.environment.package.manifest.name} (reward ${result.design.reward.toFixed(2)})`
+      : `rejected: ${last?.status === "reject" ? last.reason : "unknown"}`;
+    progress.unitDone?.(round, "designer", `design ${index}: ${outcome}`);
+  }
+
+  await deps.trainer.forwardBackward([], { kind: "ppo", clipLow: 0.2, clipHigh: 0.28 });
+  const step = await deps.trainer.optimStep({ learningRate: 1e-5, beta1: 0.9, beta2: 0.95, epsilon: 1e-8 });
+  const report = buildRoundReport(round, store.listDesigns(round), store.listEpisodes(round), {
+    trainer: { name: deps.trainer.name, policyVersion: step.policyVersion, datums: 0 },
+    seconds: Math.round((now().getTime() - started) / 100) / 10,
+  });
+  store.finishRound(round, report);
+  return report;
+}

@@ -1,0 +1,99 @@
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Config } from "../../config/index.js";
+import { ConfigError, packageId, type CorpusDocument, type EnvPackage, type LanguageModel, type RoundReport, type Sandbox, type Store, type Trainer } from "../../spec/index.js";
+import type { AdmissionGate } from "../admission/index.js";
+import type { ProgressListener } from "./progress.js";
+import { runRound } from "./round.js";
+
+/** Names of the files a run writes into its directory. */
+export const RUN_FILES = { store: "envforge.db", report: "report.json" } as const;
+
+/** What {@link runSelfPlay} works with. Adapters are created by the caller (the CLI or a program). */
+export interface SelfPlayRun {
+  readonly config: Config;
+  /** Continue the run stored in `config.out` instead of refusing to touch it. */
+  readonly resume: boolean;
+  readonly store: Store;
+  readonly model: LanguageModel;
+  readonly sandbox: Sandbox;
+  readonly trainer: Trainer;
+  readonly corpus: readonly CorpusDocument[];
+  /** Environments memory starts with (the seeds). */
+  readonly seeds: readonly EnvPackage[];
+  readonly gates: readonly AdmissionGate[];
+  readonly progress?: ProgressListener;
+  /** @default () => new Date() */
+  readonly now?: () => Date;
+}
+
+/** Outcome of a run. */
+export interface SelfPlayResult {
+  /** One report per round, in order (including rounds finished before a resume). */
+  readonly reports: readonly RoundReport[];
+  /** Path of `report.json`. */
+  readonly reportPath: string;
+  /** Environments in memory at the end. */
+  readonly environments: number;
+}
+
+/**
+ * Runs `config.rounds` self-play rounds against the run directory `config.out`.
+ * A new run stores its config and puts the seed environments in memory; a
+ * resumed run (`resume: true`) skips finished rounds and finished steps of the
+ * interrupted one. After every round `report.json` is rewritten atomically.
+ *
+ * @throws ConfigError when the directory already holds a run and `resume` is false
+ * @throws StoreError when the store cannot be written
+ */
+export async function runSelfPlay(run: SelfPlayRun): Promise<SelfPlayResult> {
+  const { config, store } = run;
+  const progress = run.progress ?? {};
+  const stored = store.getMeta("config");
+  if (stored !== undefined && !run.resume) {
+    throw new ConfigError(`${config.out} already holds a run; pass --resume to continue it or choose another --out`);
+  }
+  if (stored === undefined) {
+    store.setMeta("config", config);
+    store.setMeta("model", run.model.id);
+  } else {
+    const finished = store.listRounds().filter((round) => round.status === "done").length;
+    progress.notice?.(`resuming ${config.out}: ${finished} round(s) finished, ${store.listEnvironments().length} environments in memory`);
+  }
+  for (const pkg of run.seeds) store.addEnvironment({ id: packageId(pkg), package: pkg, round: null, scores: null });
+
+  mkdirSync(config.out, { recursive: true });
+  const reportPath = join(config.out, RUN_FILES.report);
+  for (let round = 1; round <= config.rounds; round += 1) {
+    const existing = store.listRounds().find((record) => record.round === round);
+    if (existing?.status === "done") continue;
+    await runRound(round, {
+      config,
+      model: run.model,
+      sandbox: run.sandbox,
+      store,
+      trainer: run.trainer,
+      corpus: run.corpus,
+      gates: run.gates,
+      progress,
+      ...(run.now ? { now: run.now } : {}),
+    });
+    writeReport(reportPath, store);
+  }
+  writeReport(reportPath, store);
+  return {
+    reports: reportsOf(store),
+    reportPath,
+    environments: store.listEnvironments().length,
+  };
+}
+
+function reportsOf(store: Store): RoundReport[] {
+  return store.listRounds().flatMap((round) => (round.report === null ? [] : [round.report]));
+}
+
+function writeReport(path: string, store: Store): void {
+  const temporary = `${path}.tmp-${process.pid}`;
+  writeFileSync(temporary, `${JSON.stringify(reportsOf(store), null, 2)}\n`);
+  renameSync(temporary, path);
+}
