@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import {
   getLlama,
+  LlamaLogLevel,
   LlamaChatSession,
   type ChatHistoryItem,
   type Llama,
@@ -61,7 +62,7 @@ export class LlamaCppModel implements LanguageModel {
       );
     }
     try {
-      const llama = await getLlama({ gpu: false });
+      const llama = await getLlama({ gpu: false, logLevel: LlamaLogLevel.error });
       const model = await llama.loadModel({ modelPath: options.modelPath });
       const context = await model.createContext({
         contextSize: options.contextSize ?? 4096,

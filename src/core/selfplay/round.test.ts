@@ -1,0 +1,142 @@
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../config/index.js";
+import { BwrapSandbox } from "../../adapters/sandbox/index.js";
+import { SqliteStore } from "../../adapters/store/index.js";
+import { NoopTrainer } from "../../adapters/trainer/index.js";
+import { loadSeedPackages } from "../../adapters/package-files/index.js";
+import { readCorpus } from "../../adapters/corpus/index.js";
+import { ModelUnavailableError, packageId, type Store } from "../../spec/index.js";
+import { answersWithHintOnly, designCompletion, ScriptedModel, SECRET_42 } from "../../testing/scripted-model.js";
+import { defaultGates } from "../admission/index.js";
+import { runSelfPlay } from "./run-selfplay.js";
+import { runRound } from "./round.js";
+
+// Unit tests of the round's control flow. The model is a SCRIPTED FAKE (see
+// ScriptedModel); the sandbox, store, gates and seed environments are real.
+
+const sandbox = new BwrapSandbox({ limits: { callTimeoutMs: 1500 } });
+const corpus = readCorpus(null);
+const fixedNow = () => new Date("2026-11-29T12:00:00.000Z");
+
+function config(designs: number) {
+  return parseConfig({ out: "unused", plays: 2, solver: { environments: 1, maxTurns: 3 }, designer: { designs, admissionSeeds: 2 } });
+}
+
+function freshStore(): Store {
+  const store = new SqliteStore(":memory:");
+  for (const pkg of loadSeedPackages()) store.addEnvironment({ id: packageId(pkg), package: pkg, round: null, scores: null });
+  return store;
+}
+
+const good = designCompletion(SECRET_42.manifest, SECRET_42.env, SECRET_42.oracle);
+const variant = (env: string, oracle: string = SECRET_42.oracle) => designCompletion({ ...SECRET_42.manifest, name: "variant" }, env, oracle);
+
+async function round(designs: readonly (string | Error)[], store = freshStore()) {
+  const model = new ScriptedModel(designs, answersWithHintOnly);
+  const report = await runRound(1, {
+    config: config(designs.length),
+    model,
+    sandbox,
+    store,
+    trainer: new NoopTrainer(),
+    corpus,
+    gates: defaultGates(),
+    progress: {},
+    now: fixedNow,
+  });
+  return { report, store, model };
+}
+
+describe("self-play round (scripted fake model)", () => {
+  it("admits a working design, calibrates it with and without the hint, and scores the SPADE reward", async () => {
+    const { report, store } = await round([good]);
+    expect(report).toMatchObject({ round: 1, proposed: 1, admitted: 1, rejected: {} });
+    const [design] = store.listDesigns(1);
+    // no-hint win rate 0, hint win rate 1 → regret 1 → 0.4·1 + 0.6·anchor(0) = 0.4
+    expect(design?.reward).toBeCloseTo(0.4);
+    expect(design?.verdicts.map((verdict) => verdict.gate)).toEqual(["parse", "static", "executable", "oracle", "do-nothing"]);
+    const admitted = store.listEnvironments().find((record) => record.id === design?.environmentId);
+    expect(admitted?.scores).toMatchObject({ plays: 2, winRateNoHint: 0, winRateHint: 1, regret: 1 });
+    expect(admitted?.package.manifest.provenance).toMatchObject({ origin: "designer", designerModel: "scripted-fake", createdAt: "2026-11-29T12:00:00.000Z" });
+    const calibration = store.listEpisodes(1).filter((record) => record.role === "calibration");
+    expect(calibration.map((record) => [record.hint, record.episode.won])).toEqual([[false, false], [false, false], [true, true], [true, true]]);
+    // the solver phase played one seed environment under both hint conditions
+    expect(store.listEpisodes(1).filter((record) => record.role === "solver")).toHaveLength(4);
+  });
+
+  it("turns every kind of bad design into a typed rejection and keeps going", async () => {
+    const designs = [
+      "I would rather write a poem about environments.",
+      designCompletion(SECRET_42.manifest, SECRET_42.env, "# no oracle here\n"),
+      variant("class Broken:\n    def reset(self, seed):\n        return 'x'\n    def step(self, action):\n        raise RuntimeError('boom')\n"),
+      variant("class Hang:\n    def reset(self, seed):\n        return 'x'\n    def step(self, action):\n        while True:\n            pass\n"),
+      variant("class Free:\n    def reset(self, seed):\n        return 'x'\n    def step(self, action):\n        return ('ok', 1.0, True, False, {})\n"),
+      variant(SECRET_42.env, "def act(env, observation):\n    return '41'\n"),
+      variant("class Syntax(:\n    def reset(self, seed): pass\n    def step(self, action): pass\n"),
+      new ModelUnavailableError("server down"),
+    ];
+    const { report } = await round(designs);
+    expect(report.proposed).toBe(8);
+    expect(report.admitted).toBe(0);
+    expect(report.rejected).toEqual({
+      unparseable: 1,
+      missing_oracle: 1,
+      step_failed: 2,
+      empty_solution_passes: 1,
+      oracle_failed: 1,
+      load_failed: 1,
+      model_error: 1,
+    });
+    expect(Object.keys(report.errors)).toEqual(["model_unavailable: server down"]);
+    // penalties: unparseable −1 (×2: no code, no oracle), mechanical rejections −0.5 (×5); model errors are not counted
+    expect(report.designer.meanReward).toBeCloseTo((-1 * 2 - 0.5 * 5) / 7);
+  });
+
+  it("rejects an exact copy of an environment in memory", async () => {
+    const seed = loadSeedPackages()[0]!;
+    const copy = designCompletion(
+      { name: seed.manifest.name, title: seed.manifest.title, description: seed.manifest.description, maxTurns: seed.manifest.maxTurns, hint: seed.manifest.hint, skills: seed.manifest.skills, scenario: seed.manifest.scenario, difficulty: seed.manifest.difficulty },
+      seed.envSource,
+      seed.oracleSource,
+    );
+    const { report } = await round([copy]);
+    expect(report.rejected).toEqual({ duplicate: 1 });
+  });
+
+  it("resumes an interrupted round without losing or duplicating an admitted environment", async () => {
+    const store = freshStore();
+    let saves = 0;
+    const failing: Store = Object.assign(Object.create(Object.getPrototypeOf(store)), store, {
+      saveDesign(...args: Parameters<Store["saveDesign"]>) {
+        saves += 1;
+        if (saves === 2) throw new Error("killed");
+        store.saveDesign(...args);
+      },
+    });
+    await expect(round([good, "nothing", good], failing)).rejects.toThrow("killed");
+    expect(store.listDesigns(1).map((design) => design.index)).toEqual([0]);
+    // the resumed round asks the model only for designs 1 and 2; the same environment again is a duplicate
+    const { report, model } = await round(["nothing", good], store);
+    expect(model.prompts.filter((messages) => messages[0]?.content.startsWith("You are the Designer"))).toHaveLength(2);
+    expect(store.listDesigns(1).map((design) => design.index)).toEqual([0, 1, 2]);
+    expect(report).toMatchObject({ proposed: 3, admitted: 1, rejected: { unparseable: 1, duplicate: 1 } });
+    expect(store.listEnvironments().filter((record) => record.round === 1)).toHaveLength(1);
+  });
+
+  it("refuses to reuse a run directory without --resume", async () => {
+    const store = freshStore();
+    store.setMeta("config", {});
+    const run = {
+      config: config(0),
+      resume: false,
+      store,
+      model: new ScriptedModel([]),
+      sandbox,
+      trainer: new NoopTrainer(),
+      corpus,
+      seeds: [],
+      gates: defaultGates(),
+    };
+    await expect(runSelfPlay(run)).rejects.toThrow(/already holds a run; pass --resume/);
+  });
+});
