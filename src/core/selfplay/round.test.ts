@@ -31,10 +31,10 @@ function freshStore(): Store {
 const good = designCompletion(SECRET_42.manifest, SECRET_42.env, SECRET_42.oracle);
 const variant = (env: string, oracle: string = SECRET_42.oracle) => designCompletion({ ...SECRET_42.manifest, name: "variant" }, env, oracle);
 
-async function round(designs: readonly (string | Error)[], store = freshStore()) {
+async function round(designs: readonly (string | Error)[], store = freshStore(), count = designs.length) {
   const model = new ScriptedModel(designs, answersWithHintOnly);
   const report = await runRound(1, {
-    config: config(designs.length),
+    config: config(count),
     model,
     sandbox,
     store,
@@ -116,7 +116,7 @@ describe("self-play round (scripted fake model)", () => {
     await expect(round([good, "nothing", good], failing)).rejects.toThrow("killed");
     expect(store.listDesigns(1).map((design) => design.index)).toEqual([0]);
     // the resumed round asks the model only for designs 1 and 2; the same environment again is a duplicate
-    const { report, model } = await round(["nothing", good], store);
+    const { report, model } = await round(["nothing", good], store, 3);
     expect(model.prompts.filter((messages) => messages[0]?.content.startsWith("You are the Designer"))).toHaveLength(2);
     expect(store.listDesigns(1).map((design) => design.index)).toEqual([0, 1, 2]);
     expect(report).toMatchObject({ proposed: 3, admitted: 1, rejected: { unparseable: 1, duplicate: 1 } });
