@@ -1,0 +1,91 @@
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+
+// End-to-end tests of the built CLI (npm test builds first) with the real embedded model.
+
+const BIN = fileURLToPath(new URL("../../bin/envforge.js", import.meta.url));
+const scratch = () => mkdtempSync(join(tmpdir(), "envforge-cli-"));
+
+function writeConfig(folder: string, config: unknown): string {
+  const path = join(folder, "config.json");
+  writeFileSync(path, JSON.stringify(config));
+  return path;
+}
+
+const SMALL = { plays: 1, solver: { environments: 1, maxTurns: 2, maxTokens: 16 }, designer: { designs: 3, maxTokens: 96 } };
+
+describe("envforge run", () => {
+  it("reports a corrupt config by key and allowed values, and creates nothing", () => {
+    const folder = scratch();
+    const config = writeConfig(folder, { sandbox: { backend: "docker" }, rounds: 0 });
+    const result = spawnSync("node", [BIN, "run", "--config", config, "--out", join(folder, "run")], { encoding: "utf8" });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/sandbox\.backend.*"bwrap"/s);
+    expect(result.stderr).toMatch(/rounds/);
+    expect(existsSync(join(folder, "run"))).toBe(false);
+  });
+
+  it("finishes a round with a missing model file, reporting the reason instead of crashing", () => {
+    const folder = scratch();
+    const out = join(folder, "run");
+    const config = writeConfig(folder, { ...SMALL, designer: { designs: 1 } });
+    const result = spawnSync("node", [BIN, "run", "--config", config, "--out", out, "--model", join(folder, "missing.gguf")], { encoding: "utf8" });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/round 1: 1 designs proposed, 0 admitted \(rejected: model_error 1\)/);
+    expect(result.stdout).toMatch(/missing\.gguf not found/);
+    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
+    expect(report).toHaveLength(1);
+    expect(report[0].rejected).toEqual({ model_error: 1 });
+    expect(Object.keys(report[0].errors).join("\n")).toMatch(/model_unavailable/);
+  });
+
+  it("survives SIGKILL mid-round and resumes without losing or duplicating work", async () => {
+    const folder = scratch();
+    const out = join(folder, "run");
+    const config = writeConfig(folder, SMALL);
+    const child = spawn("node", [BIN, "run", "--config", config, "--out", out], { stdio: "ignore", detached: true });
+    const database = join(out, "envforge.db");
+    const designsStored = () => {
+      if (!existsSync(database)) return 0;
+      const db = new Database(database, { readonly: true, fileMustExist: true });
+      try {
+        return (db.prepare("SELECT count(*) AS n FROM designs").get() as { n: number }).n;
+      } catch {
+        return 0;
+      } finally {
+        db.close();
+      }
+    };
+    const deadline = Date.now() + 240_000;
+    while (designsStored() < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    process.kill(-child.pid!, "SIGKILL");
+    await new Promise((resolve) => child.on("exit", resolve));
+    const before = designsStored();
+    expect(before).toBeGreaterThanOrEqual(1);
+    expect(before).toBeLessThan(3);
+
+    const refused = spawnSync("node", [BIN, "run", "--config", config, "--out", out], { encoding: "utf8" });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/--resume/);
+
+    const resumed = spawnSync("node", [BIN, "run", "--config", config, "--out", out, "--resume"], { encoding: "utf8", timeout: 300_000 });
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/resuming/);
+    const db = new Database(database, { readonly: true });
+    const designs = db.prepare("SELECT idx FROM designs WHERE round = 1 ORDER BY idx").all() as { idx: number }[];
+    const environments = db.prepare("SELECT id FROM environments").all() as { id: string }[];
+    const rounds = db.prepare("SELECT status FROM rounds").all() as { status: string }[];
+    db.close();
+    expect(designs.map((row) => row.idx)).toEqual([0, 1, 2]);
+    expect(new Set(environments.map((row) => row.id)).size).toBe(environments.length);
+    expect(rounds).toEqual([{ status: "done" }]);
+    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
+    expect(report).toHaveLength(1);
+    expect(report[0].proposed).toBe(3);
+  });
+});
