@@ -1,5 +1,7 @@
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
+import { ConfigError } from "../spec/index.js";
 import { defaultGates } from "../core/admission/index.js";
 import { LazyModel, RUN_FILES, runSelfPlay, type SelfPlayResult } from "../core/selfplay/index.js";
 import { readCorpus } from "../adapters/corpus/index.js";
@@ -40,6 +42,23 @@ export function resolveRunConfig(flags: RunFlags): Config {
   return parseConfig(mergeConfigInput(fromFile, fromFlags), flags.config ?? "flags");
 }
 
+/** Folder that holds runs when `--out` is not given. */
+export const RUNS_FOLDER = "runs";
+
+/**
+ * The run directory: `config.out`; else, for a new run, `runs/run-<UTC timestamp>`;
+ * else, when resuming, the newest `runs/run-*` folder.
+ * @throws ConfigError when resuming without `--out` and no run exists
+ */
+export function resolveOutDir(config: Config, resume: boolean, now: Date = new Date()): string {
+  if (config.out !== null) return config.out;
+  if (!resume) return join(RUNS_FOLDER, `run-${now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}`);
+  const runs = existsSync(RUNS_FOLDER) ? readdirSync(RUNS_FOLDER).filter((name) => name.startsWith("run-")).sort() : [];
+  const newest = runs.at(-1);
+  if (newest === undefined) throw new ConfigError(`--resume found no run in ${RUNS_FOLDER}/; pass --out with the run directory`);
+  return join(RUNS_FOLDER, newest);
+}
+
 /**
  * `envforge run`: wires the adapters named by the config into a self-play run
  * and prints the summary. Returns the process exit code: 0, or 1 when the
@@ -50,7 +69,8 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const sandbox = new BwrapSandbox({ limits: { callTimeoutMs: config.sandbox.callTimeoutMs, memoryBytes: config.sandbox.memoryMb * 1024 * 1024 } });
   const corpus = readCorpus(config.corpus.path);
   const seeds = loadSeedPackages();
-  const store = new SqliteStore(join(config.out, RUN_FILES.store));
+  const outDir = resolveOutDir(config, flags.resume ?? false);
+  const store = new SqliteStore(join(outDir, RUN_FILES.store));
   const model = new LazyModel(config.model.spec, () =>
     openModel(config.model.spec, { contextSize: config.model.contextSize, threads: config.model.threads, timeoutMs: config.model.timeoutMs }),
   );
@@ -58,7 +78,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const progress = createProgressDisplay();
   let result: SelfPlayResult;
   try {
-    result = await runSelfPlay({ config, resume: flags.resume ?? false, store, model, sandbox, trainer, corpus, seeds, gates: defaultGates(), progress });
+    result = await runSelfPlay({ config, outDir, resume: flags.resume ?? false, store, model, sandbox, trainer, corpus, seeds, gates: defaultGates(), progress });
   } finally {
     progress.stop();
     await sandbox.close();
@@ -66,7 +86,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     await trainer.close();
     store.close();
   }
-  process.stdout.write(`${formatSummary(result.reports, { model: config.model.spec, out: config.out, reportPath: result.reportPath, environments: result.environments })}\n`);
+  process.stdout.write(`${formatSummary(result.reports, { model: config.model.spec, out: outDir, reportPath: result.reportPath, environments: result.environments })}\n`);
   if (model.calls > 0 && model.successes === 0) {
     process.stderr.write("envforge: the model never answered; see the errors above and in report.json\n");
     return 1;

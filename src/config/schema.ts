@@ -9,8 +9,11 @@ export const ConfigSchema = z
   .object({
     /** Self-play rounds to run. CLI `--rounds`. @default 1 */
     rounds: z.number().int().min(1).max(100_000).default(1),
-    /** Run directory: `envforge.db` and `report.json` live here. CLI `--out`. @default "runs/latest" */
-    out: z.string().min(1).default("runs/latest"),
+    /**
+     * Run directory: `envforge.db` and `report.json` live here. CLI `--out`.
+     * null = a new `runs/run-<UTC timestamp>` (or, with `--resume`, the newest folder in `runs/`). @default null
+     */
+    out: z.string().min(1).nullable().default(null),
     /** Master seed for sampling environments, corpus documents and episode seeds. CLI `--seed`. @default 0 */
     seed: z.number().int().min(0).default(0),
     /** Plays per environment per hint condition, for Solver episodes and calibration (SPADE uses 16). CLI `--plays`. @default 2 */

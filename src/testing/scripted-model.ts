@@ -47,7 +47,7 @@ export function designCompletion(manifest: Record<string, unknown>, envSource: s
 }
 
 /** Test fixture: an environment whose answer is always 42; the hint says so indirectly. */
-export const SECRET_42 = {
+export const SECRET_42: { readonly manifest: Record<string, unknown>; readonly env: string; readonly oracle: string } = {
   manifest: {
     name: "secret-number",
     title: "Say the secret number",
@@ -74,7 +74,7 @@ export const SECRET_42 = {
     "        return ('correct' if right else 'wrong', 1.0 if right else 0.0, True, False, {'correct': right})",
   ].join("\n"),
   oracle: "def act(env, observation):\n    return '42'\n",
-} as const;
+};
 
 /** Solver behaviour for {@link SECRET_42}: answers right only when a hint is in the system prompt. */
 export function answersWithHintOnly(messages: readonly ChatMessage[]): string {

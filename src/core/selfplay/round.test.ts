@@ -19,7 +19,7 @@ const corpus = readCorpus(null);
 const fixedNow = () => new Date("2026-11-29T12:00:00.000Z");
 
 function config(designs: number) {
-  return parseConfig({ out: "unused", plays: 2, solver: { environments: 1, maxTurns: 3 }, designer: { designs, admissionSeeds: 2 } });
+  return parseConfig({ plays: 2, solver: { environments: 1, maxTurns: 3 }, designer: { designs, admissionSeeds: 2 } });
 }
 
 function freshStore(): Store {
@@ -128,6 +128,7 @@ describe("self-play round (scripted fake model)", () => {
     store.setMeta("config", {});
     const run = {
       config: config(0),
+      outDir: "unused",
       resume: false,
       store,
       model: new ScriptedModel([]),

@@ -12,7 +12,9 @@ export const RUN_FILES = { store: "envforge.db", report: "report.json" } as cons
 /** What {@link runSelfPlay} works with. Adapters are created by the caller (the CLI or a program). */
 export interface SelfPlayRun {
   readonly config: Config;
-  /** Continue the run stored in `config.out` instead of refusing to touch it. */
+  /** The run directory (`config.out` resolved by the caller). */
+  readonly outDir: string;
+  /** Continue the run stored in `outDir` instead of refusing to touch it. */
   readonly resume: boolean;
   readonly store: Store;
   readonly model: LanguageModel;
@@ -38,7 +40,7 @@ export interface SelfPlayResult {
 }
 
 /**
- * Runs `config.rounds` self-play rounds against the run directory `config.out`.
+ * Runs `config.rounds` self-play rounds against the run directory `outDir`.
  * A new run stores its config and puts the seed environments in memory; a
  * resumed run (`resume: true`) skips finished rounds and finished steps of the
  * interrupted one. After every round `report.json` is rewritten atomically.
@@ -51,19 +53,19 @@ export async function runSelfPlay(run: SelfPlayRun): Promise<SelfPlayResult> {
   const progress = run.progress ?? {};
   const stored = store.getMeta("config");
   if (stored !== undefined && !run.resume) {
-    throw new ConfigError(`${config.out} already holds a run; pass --resume to continue it or choose another --out`);
+    throw new ConfigError(`${run.outDir} already holds a run; pass --resume to continue it or choose another --out`);
   }
   if (stored === undefined) {
     store.setMeta("config", config);
     store.setMeta("model", run.model.id);
   } else {
     const finished = store.listRounds().filter((round) => round.status === "done").length;
-    progress.notice?.(`resuming ${config.out}: ${finished} round(s) finished, ${store.listEnvironments().length} environments in memory`);
+    progress.notice?.(`resuming ${run.outDir}: ${finished} round(s) finished, ${store.listEnvironments().length} environments in memory`);
   }
   for (const pkg of run.seeds) store.addEnvironment({ id: packageId(pkg), package: pkg, round: null, scores: null });
 
-  mkdirSync(config.out, { recursive: true });
-  const reportPath = join(config.out, RUN_FILES.report);
+  mkdirSync(run.outDir, { recursive: true });
+  const reportPath = join(run.outDir, RUN_FILES.report);
   for (let round = 1; round <= config.rounds; round += 1) {
     const existing = store.listRounds().find((record) => record.round === round);
     if (existing?.status === "done") continue;
