@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { parseConfig } from "../config/index.js";
+import { resolveOutDir } from "./run-command.js";
 
 // End-to-end tests of the built CLI (npm test builds first) with the real embedded model.
 
@@ -28,6 +30,16 @@ describe("envforge run", () => {
     expect(result.stderr).toMatch(/sandbox\.backend.*"bwrap"/s);
     expect(result.stderr).toMatch(/rounds/);
     expect(existsSync(join(folder, "run"))).toBe(false);
+  });
+
+  it("names new run directories by UTC time and refuses --resume when no run exists", () => {
+    const config = parseConfig({});
+    expect(resolveOutDir(config, false, new Date("2026-11-29T08:01:02.345Z"))).toBe(join("runs", "run-20261129T080102Z"));
+    expect(resolveOutDir({ ...config, out: "mine" }, true)).toBe("mine");
+    const folder = scratch();
+    const result = spawnSync("node", [BIN, "run", "--resume"], { encoding: "utf8", cwd: folder });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/--resume found no run in runs\//);
   });
 
   it("finishes a round with a missing model file, reporting the reason instead of crashing", () => {
