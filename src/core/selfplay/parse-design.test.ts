@@ -73,10 +73,17 @@ describe("parseDesign: bad input gives a parse verdict, never an exception", () 
     expect(verdict.evidence).toEqual({ excerpt: garbage.slice(0, 300) });
   });
 
-  it("rejects 200 KB of garbage full of backticks as a missing environment", () => {
+  it("rejects 200 KB of garbage full of backticks without blowing up", () => {
     const garbage = randomText(200 * 1024, "abc{}[]\":,01 \n#`", 2026);
-    expect(extractCodeBlocks(garbage).length).toBeGreaterThan(10);
-    expect(rejected(parseDesign(garbage, provenance))).toMatchObject({ gate: "parse", reason: "missing_environment" });
+    expect(rejected(parseDesign(garbage, provenance)).gate).toBe("parse");
+    // fences count only at the start of a line
+    const lines = garbage.split("\n").filter((line) => line.trimStart().startsWith("```")).length;
+    expect(extractCodeBlocks(garbage).length).toBeLessThanOrEqual(Math.ceil(lines / 2));
+  });
+
+  it("rejects 200 000 backticks, and an unterminated fence of 200 000 characters, as unparseable", () => {
+    expect(rejected(parseDesign("`".repeat(200_000), provenance))).toMatchObject({ gate: "parse", reason: "unparseable" });
+    expect(rejected(parseDesign(`\`\`\`${"a".repeat(200_000)}`, provenance)).gate).toBe("parse");
   });
 
   it("rejects 200 KB of garbage inside one fence as a missing environment", () => {

@@ -81,14 +81,30 @@ export function parseDesign(completion: string, provenance: Provenance): ParsedD
   };
 }
 
-/** Every fenced block (```lang ... ```) of a text; an unterminated last block runs to the end. */
+/**
+ * Every fenced block (a line starting with ```lang, up to a line starting with ```)
+ * of a text; an unterminated last block runs to the end. Scans line by line, in
+ * time linear in the text (completions are untrusted and may be huge).
+ */
 export function extractCodeBlocks(text: string): CodeBlock[] {
   const blocks: CodeBlock[] = [];
-  const pattern = /```([\w.+-]*)[^\n]*\n([\s\S]*?)(?:```|$)/g;
-  for (const match of text.matchAll(pattern)) {
-    const body = (match[2] ?? "").replace(/\s+$/, "");
-    if (body.trim().length > 0) blocks.push({ language: (match[1] ?? "").toLowerCase(), body: `${body}\n` });
+  let current: { language: string; lines: string[] } | null = null;
+  const close = (block: { language: string; lines: string[] }) => {
+    const body = block.lines.join("\n").replace(/\s+$/, "");
+    if (body.trim().length > 0) blocks.push({ language: block.language.toLowerCase(), body: `${body}\n` });
+  };
+  for (const line of text.split(/\r?\n/)) {
+    const fence = /^\s*```/.test(line);
+    if (current === null) {
+      if (fence) current = { language: /^\s*```([\w.+-]*)/.exec(line)?.[1] ?? "", lines: [] };
+    } else if (fence) {
+      close(current);
+      current = null;
+    } else {
+      current.lines.push(line);
+    }
   }
+  if (current !== null) close(current);
   return blocks;
 }
 

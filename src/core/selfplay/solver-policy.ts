@@ -9,7 +9,7 @@ export interface SolverPolicyOptions {
   readonly temperature: number;
   /** Base sampling seed; turn t uses `seed + t`. */
   readonly seed: number;
-  /** Earlier turns kept in the prompt (older ones are dropped). @default 6 */
+  /** Earlier turns kept in the prompt, at least 1 (older ones are dropped). @default 6 */
   readonly historyTurns?: number;
 }
 
@@ -44,7 +44,7 @@ export function solverMessages(context: PolicyContext, options: Pick<SolverPolic
   const system =
     "You are an agent acting in a text environment. Read the observation and reply with your next action only, in the exact format the task asks for." +
     (options.hint === null ? "" : `\nHint: ${options.hint}`);
-  const keep = options.historyTurns ?? 6;
+  const keep = Math.max(1, Math.floor(options.historyTurns ?? 6));
   const recent = context.turns.slice(-keep);
   const messages: ChatMessage[] = [{ role: "system", content: system }];
   if (recent.length === context.turns.length) {

@@ -1,0 +1,163 @@
+import { describe, expect, it } from "vitest";
+import type { ChatMessage, GenerateOptions, Generation, LanguageModel, Turn } from "../../spec/index.js";
+import type { PolicyContext } from "../rollout/index.js";
+import { MAX_ACTION_CHARS, solverMessages, solverPolicy } from "./solver-policy.js";
+
+const SYSTEM_PROMPT =
+  "You are an agent acting in a text environment. Read the observation and reply with your next action only, in the exact format the task asks for.";
+
+/**
+ * A SCRIPTED FAKE language model, for control flow only: it returns the
+ * generations it was given, in order, and records every request.
+ */
+class ScriptedGenerations implements LanguageModel {
+  readonly id = "scripted-fake";
+  readonly requests: { messages: readonly ChatMessage[]; options: GenerateOptions }[] = [];
+
+  constructor(private readonly generations: readonly (Generation | Error)[]) {}
+
+  async generate(messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> {
+    const next = this.generations[this.requests.length];
+    this.requests.push({ messages, options });
+    if (next === undefined) throw new Error("the script has no more generations");
+    if (next instanceof Error) throw next;
+    return next;
+  }
+
+  async close(): Promise<void> {}
+}
+
+function turns(count: number): Turn[] {
+  return Array.from({ length: count }, (_, index) => ({ action: `action ${index + 1}`, observation: `observation ${index + 1}`, reward: 0 }));
+}
+
+function context(played: readonly Turn[]): PolicyContext {
+  return { initialObservation: "You stand at the start.", observation: played.at(-1)?.observation ?? "You stand at the start.", turns: played };
+}
+
+const options = { hint: null, maxTokens: 64, temperature: 0.7, seed: 100 } as const;
+
+describe("solverMessages", () => {
+  it("opens with the system prompt and the first observation", () => {
+    expect(solverMessages(context([]), { hint: null })).toEqual([
+      { role: "system", content: SYSTEM_PROMPT },
+      { role: "user", content: "You stand at the start." },
+    ]);
+  });
+
+  it("adds the hint to the system prompt only when there is one", () => {
+    const [withHint] = solverMessages(context([]), { hint: "Go left twice." });
+    expect(withHint).toEqual({ role: "system", content: `${SYSTEM_PROMPT}\nHint: Go left twice.` });
+    const [withoutHint] = solverMessages(context([]), { hint: null });
+    expect(withoutHint?.content).not.toContain("Hint");
+  });
+
+  it("replays each turn as the assistant's action followed by the user's observation", () => {
+    const messages = solverMessages(context(turns(2)), { hint: null });
+    expect(messages.slice(1)).toEqual([
+      { role: "user", content: "You stand at the start." },
+      { role: "assistant", content: "action 1" },
+      { role: "user", content: "observation 1" },
+      { role: "assistant", content: "action 2" },
+      { role: "user", content: "observation 2" },
+    ]);
+  });
+
+  it("alternates user and assistant after the system prompt and ends on a user message", () => {
+    for (const count of [0, 1, 3, 6, 7, 20]) {
+      const messages = solverMessages(context(turns(count)), { hint: "h" });
+      expect(messages[0]?.role).toBe("system");
+      messages.slice(1).forEach((message, index) => expect(message.role).toBe(index % 2 === 0 ? "user" : "assistant"));
+      expect(messages.at(-1)?.role).toBe("user");
+    }
+  });
+
+  it("keeps the last six turns by default and says how many earlier turns were left out", () => {
+    const messages = solverMessages(context(turns(8)), { hint: null });
+    expect(messages).toHaveLength(2 + 2 * 6);
+    expect(messages[1]).toEqual({ role: "user", content: "You stand at the start.\n[2 earlier turns omitted]" });
+    expect(messages[2]).toEqual({ role: "assistant", content: "action 3" });
+    expect(messages.at(-1)).toEqual({ role: "user", content: "observation 8" });
+  });
+
+  it("shows all turns without a note when they fit the history", () => {
+    const messages = solverMessages(context(turns(6)), { hint: null });
+    expect(messages).toHaveLength(2 + 2 * 6);
+    expect(messages[1]?.content).toBe("You stand at the start.");
+  });
+
+  it("honours a custom history length", () => {
+    const messages = solverMessages(context(turns(5)), { hint: null, historyTurns: 2 });
+    expect(messages.map((message) => message.content)).toEqual([
+      SYSTEM_PROMPT,
+      "You stand at the start.\n[3 earlier turns omitted]",
+      "action 4",
+      "observation 4",
+      "action 5",
+      "observation 5",
+    ]);
+  });
+
+  it('shows an empty action as "(no action)"', () => {
+    const played: Turn[] = [{ action: "", observation: "Nothing happened.", reward: 0 }];
+    expect(solverMessages(context(played), { hint: null })[2]).toEqual({ role: "assistant", content: "(no action)" });
+  });
+});
+
+describe("solverPolicy (scripted fake model)", () => {
+  it("is named after its hint condition", () => {
+    const model = new ScriptedGenerations([]);
+    expect(solverPolicy(model, options).name).toBe("solver");
+    expect(solverPolicy(model, { ...options, hint: "Go left." }).name).toBe("solver+hint");
+  });
+
+  it("sends the solver chat with the sampling options and seed = base + turn index", async () => {
+    const model = new ScriptedGenerations([{ text: "left", finishReason: "stop" }]);
+    const played = turns(3);
+    await solverPolicy(model, { ...options, hint: "Go left." }).act(context(played));
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0]?.options).toEqual({ maxTokens: 64, temperature: 0.7, seed: 103 });
+    expect(model.requests[0]?.messages).toEqual(solverMessages(context(played), { hint: "Go left." }));
+  });
+
+  it("uses the base seed on the first turn", async () => {
+    const model = new ScriptedGenerations([{ text: "left", finishReason: "stop" }]);
+    await solverPolicy(model, options).act(context([]));
+    expect(model.requests[0]?.options.seed).toBe(100);
+  });
+
+  it("passes the policy's history length to the prompt", async () => {
+    const model = new ScriptedGenerations([{ text: "left", finishReason: "stop" }]);
+    await solverPolicy(model, { ...options, historyTurns: 1 }).act(context(turns(4)));
+    expect(model.requests[0]?.messages[1]?.content).toBe("You stand at the start.\n[3 earlier turns omitted]");
+  });
+
+  it("trims the action text", async () => {
+    const model = new ScriptedGenerations([{ text: "  \n 42 \n\t", finishReason: "stop" }]);
+    expect(await solverPolicy(model, options).act(context([]))).toEqual({ text: "42" });
+  });
+
+  it("caps the action at MAX_ACTION_CHARS after trimming", async () => {
+    const model = new ScriptedGenerations([{ text: `   ${"y".repeat(MAX_ACTION_CHARS + 500)}`, finishReason: "length" }]);
+    const action = await solverPolicy(model, options).act(context([]));
+    expect(MAX_ACTION_CHARS).toBe(2000);
+    expect(action.text).toBe("y".repeat(MAX_ACTION_CHARS));
+  });
+
+  it("passes tokens and logprobs through when the model gives them", async () => {
+    const model = new ScriptedGenerations([{ text: " 42", tokens: [17, 23], logprobs: [-0.1, -0.2], finishReason: "stop" }]);
+    expect(await solverPolicy(model, options).act(context([]))).toEqual({ text: "42", tokens: [17, 23], logprobs: [-0.1, -0.2] });
+  });
+
+  it("leaves tokens and logprobs out when the model does not give them", async () => {
+    const model = new ScriptedGenerations([{ text: "42", finishReason: "stop" }]);
+    const action = await solverPolicy(model, options).act(context([]));
+    expect(action).not.toHaveProperty("tokens");
+    expect(action).not.toHaveProperty("logprobs");
+  });
+
+  it("lets a model error propagate, so the episode ends as a policy error", async () => {
+    const model = new ScriptedGenerations([new Error("server down")]);
+    await expect(solverPolicy(model, options).act(context([]))).rejects.toThrow("server down");
+  });
+});
