@@ -31,7 +31,7 @@ export class FrameDecoder {
   /** Appends bytes and returns every complete frame (or the first error). */
   push(chunk: Buffer): DecodeEvent[] {
     if (this.broken) return [];
-    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    this.buffer = this.buffer.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.buffer, chunk]);
     const events: DecodeEvent[] = [];
     while (this.buffer.length >= 4) {
       const length = this.buffer.readUInt32BE(0);
