@@ -23,7 +23,8 @@ export interface HintPlays {
  * Plays an environment `plays` times without the hint and `plays` times with it
  * (SPADE: both conditions at the same policy version). Seeds derive from
  * `seedBase`, so a rerun plays the same instances. Sandbox and model failures
- * end single episodes (recorded in `failure`), never the call.
+ * end single episodes (recorded in `failure`), never the call; after a sandbox
+ * failure the next episode gets a fresh session.
  */
 export async function playWithAndWithoutHint(
   pkg: EnvPackage,
@@ -34,10 +35,15 @@ export async function playWithAndWithoutHint(
 ): Promise<HintPlays> {
   const withoutHint: Episode[] = [];
   const withHint: Episode[] = [];
-  const opened = await sandbox.open({ envSource: pkg.envSource, oracleSource: null });
+  const program = { envSource: pkg.envSource, oracleSource: null };
+  let opened = await sandbox.open(program);
   for (const hint of [false, true]) {
     for (let play = 0; play < settings.plays; play += 1) {
       const seed = deriveSeed(seedBase, hint ? "hint" : "no-hint", play) % 1_000_000;
+      if (opened.kind !== "ok") {
+        // a failure of the previous episode killed its session: start a fresh one
+        opened = await sandbox.open(program);
+      }
       let episode: Episode;
       if (opened.kind !== "ok") {
         episode = { seed, initialObservation: "", turns: [], return: pkg.manifest.rewardRange[0], won: false, terminated: false, truncated: true, failure: { kind: opened.kind, message: opened.message } };
@@ -49,6 +55,10 @@ export async function playWithAndWithoutHint(
           seed: deriveSeed(seedBase, "sampling", hint ? 1 : 0, play),
         });
         episode = await playEpisode(opened.value, pkg.manifest, seed, policy, { maxTurns: settings.maxTurns });
+        if (episode.failure !== undefined && episode.failure.kind !== "policy_error") {
+          await opened.value.close();
+          opened = { kind: episode.failure.kind, message: episode.failure.message };
+        }
       }
       (hint ? withHint : withoutHint).push(episode);
     }
