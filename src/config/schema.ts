@@ -79,6 +79,52 @@ export const ConfigSchema = z
         unparseablePenalty: z.number().max(0).default(-1),
         /** Designer reward of a parsed design rejected by admission. @default -0.5 */
         rejectedPenalty: z.number().max(0).default(-0.5),
+        /**
+         * Designer reward mode: `regret-blend` (SPADE), `admission` (co-evolution), `learnability`
+         * (Absolute Zero), `uncertainty` (R-Zero) or `learning-potential` (|fast − slow EMA| of the pass rate per skill). @default "regret-blend"
+         */
+        mode: z.enum(["regret-blend", "admission", "learnability", "uncertainty", "learning-potential"]).default("regret-blend"),
+        /** Designer reward of a design rejected by semantic review or the novelty gate (`rejectedPenalty` covers mechanical gates). @default -0.5 */
+        reviewRejectedPenalty: z.number().max(0).default(-0.5),
+        /** `admission` mode: reward of a design that failed admission. @default -1 */
+        admissionBroken: z.number().default(-1),
+        /** `admission` mode: reward of an admitted design outside the calibration band. @default -0.25 */
+        admissionOutsideBand: z.number().default(-0.25),
+        /** `admission` mode: reward of an admitted design inside the band. @default 1 */
+        admissionAdmitted: z.number().default(1),
+        /** `admission` mode: exclusive lower edge of the calibration band (no-hint pass rate). @default 0 */
+        admissionBandLow: z.number().min(0).max(1).default(0),
+        /** `admission` mode: exclusive upper edge of the calibration band. @default 1 */
+        admissionBandHigh: z.number().min(0).max(1).default(1),
+        /** `learning-potential` mode: step size of the fast pass-rate EMA. @default 0.5 */
+        learningPotentialFastRate: z.number().gt(0).max(1).default(0.5),
+        /** `learning-potential` mode: step size of the slow pass-rate EMA. @default 0.1 */
+        learningPotentialSlowRate: z.number().gt(0).max(1).default(0.1),
+        /** Solver reward added per invalid action, after clipping the return. @default 0 */
+        invalidActionPenalty: z.number().max(0).default(0),
+        /** Solver reward added when the sandbox cut the episode (timeout, limits, crash), after clipping. @default 0 */
+        sandboxCutPenalty: z.number().max(0).default(0),
+      })
+      .strict()
+      .prefault({}),
+    advantages: z
+      .object({
+        /** Divide `r − mean(group)` by the group's standard deviation plus `stdEpsilon`. @default false */
+        scaleByStd: z.boolean().default(false),
+        /** Epsilon added to the group standard deviation when scaling. @default 1e-6 */
+        stdEpsilon: z.number().positive().default(1e-6),
+        /** Designer groups: designs answering one `prompt`, or designs of one `skill` group. @default "prompt" */
+        designerGroupBy: z.enum(["prompt", "skill"]).default("prompt"),
+        /** Cap on the Designer loss weight (kept Solver samples / kept Designer samples) (SPADE). @default 50 */
+        designerWeightCap: z.number().min(1).default(50),
+        /** Cap C of the truncated importance weight min(π_old/π_sample, C) (SPADE). @default 2 */
+        importanceCap: z.number().positive().default(2),
+        /** Trainer loss: `ppo` or `importance_sampling`. @default "ppo" */
+        lossKind: z.enum(["ppo", "importance_sampling"]).default("ppo"),
+        /** Lower PPO clip threshold ε_low (SPADE). @default 0.2 */
+        clipLow: z.number().min(0).max(1).default(0.2),
+        /** Upper PPO clip threshold ε_high (SPADE). @default 0.28 */
+        clipHigh: z.number().min(0).default(0.28),
       })
       .strict()
       .prefault({}),
