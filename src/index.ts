@@ -8,6 +8,7 @@ export * from "./spec/index.js";
 export * from "./config/index.js";
 export * from "./core/rollout/index.js";
 export * from "./core/rewards/index.js";
+export * from "./core/advantages/index.js";
 export * from "./core/admission/index.js";
 export * from "./core/selfplay/index.js";
 export * from "./adapters/sandbox/index.js";
