@@ -6,5 +6,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // model-backed files each use every core; running them side by side on a small machine
+    // oversubscribes llama.cpp's threads and slows everything down
+    fileParallelism: false,
   },
 });

@@ -18,6 +18,13 @@ export interface RoundReport {
   readonly designer: { readonly meanReward: number | null };
   /** Trainer backend and policy version after the round. */
   readonly trainer: { readonly name: string; readonly policyVersion: number; readonly datums: number };
+  /**
+   * Per-role training diagnostics of the round's step (reward and advantage
+   * moments, groups kept/dropped, masked token fraction, importance weights;
+   * Designer regret distribution, win rates, admission funnel): the value of
+   * `stepDiagnostics` in `core/advantages`, a plain JSON object.
+   */
+  readonly diagnostics: object;
   /** Distinct infrastructure errors of the round (model unreachable, sandbox failures), with counts. */
   readonly errors: Readonly<Record<string, number>>;
   /** Wall-clock duration in seconds. */

@@ -57,6 +57,7 @@ const report: RoundReport = {
   solver: { episodes: 2, winRateNoHint: 0.5, winRateHint: 1 },
   designer: { meanReward: 0.3 },
   trainer: { name: "noop", policyVersion: 0, datums: 0 },
+  diagnostics: { step: 1 },
   errors: {},
   seconds: 1,
 };

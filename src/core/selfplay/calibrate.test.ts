@@ -2,7 +2,6 @@ import { afterAll, describe, expect, it } from "vitest";
 import { BwrapSandbox } from "../../adapters/sandbox/index.js";
 import { samplePackage } from "../../adapters/store/store.contract.js";
 import { answersWithHintOnly, ScriptedModel } from "../../testing/scripted-model.js";
-import { DEFAULT_DESIGNER_REWARD } from "../rewards/index.js";
 import { playWithAndWithoutHint, scoreHintPlays } from "./calibrate.js";
 
 // Control-flow tests with a SCRIPTED FAKE model (answers 42 only with a hint); the sandbox is real.
@@ -21,14 +20,13 @@ describe("playWithAndWithoutHint", () => {
     expect(again.withHint.map((episode) => episode.seed)).toEqual(first.withHint.map((episode) => episode.seed));
     // the hint prompt reached the model
     expect(model.prompts.some((messages) => messages[0]?.content.includes("Hint: Think of the answer"))).toBe(true);
-    expect(scoreHintPlays(first, DEFAULT_DESIGNER_REWARD)).toEqual({
+    expect(scoreHintPlays(first)).toEqual({
       plays: 2,
       winRateNoHint: 0,
       winRateHint: 1,
       meanReturnNoHint: 0,
       meanReturnHint: 1,
       regret: 1,
-      designerReward: 0.4, // 0.4 · min(1/0.15, 1) + 0.6 · anchor(0) = 0.4 + 0
     });
   });
 

@@ -1,5 +1,5 @@
 import type { EnvironmentScores, EnvPackage, Episode, LanguageModel, Sandbox } from "../../spec/index.js";
-import { designerReward, hintRegret, mean, type DesignerRewardParams } from "../rewards/index.js";
+import { hintRegret, mean } from "../rewards/index.js";
 import { playEpisode } from "../rollout/index.js";
 import { deriveSeed } from "./sampling.js";
 import { solverPolicy } from "./solver-policy.js";
@@ -67,12 +67,14 @@ export async function playWithAndWithoutHint(
   return { withoutHint, withHint };
 }
 
+/** Calibration scores without the Designer reward (which the reward mode decides). */
+export type HintPlayScores = Omit<EnvironmentScores, "designerReward">;
+
 /**
- * Calibration scores and the SPADE Designer reward from hint plays:
- * regret = max(0, mean return with hint − mean return without), reward =
- * 0.4·min(regret/0.15, 1) + 0.6·anchor(no-hint win rate) with the configured constants.
+ * Calibration scores from hint plays (SPADE): win rates and mean returns per
+ * condition, and hint regret = max(0, mean return with hint − mean return without).
  */
-export function scoreHintPlays(plays: HintPlays, params: DesignerRewardParams): EnvironmentScores {
+export function scoreHintPlays(plays: HintPlays): HintPlayScores {
   const returnsWithout = plays.withoutHint.map((episode) => episode.return);
   const returnsWith = plays.withHint.map((episode) => episode.return);
   const winRateNoHint = rate(plays.withoutHint);
@@ -84,7 +86,6 @@ export function scoreHintPlays(plays: HintPlays, params: DesignerRewardParams): 
     meanReturnNoHint: returnsWithout.length > 0 ? mean(returnsWithout) : 0,
     meanReturnHint: returnsWith.length > 0 ? mean(returnsWith) : 0,
     regret,
-    designerReward: designerReward(regret, winRateNoHint, params),
   };
 }
 

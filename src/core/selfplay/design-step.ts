@@ -12,6 +12,12 @@ import {
 } from "../../spec/index.js";
 import type { Config } from "../../config/index.js";
 import { admit, type AdmissionGate } from "../admission/index.js";
+import {
+  classifyDesignFailure,
+  designerRewardSettingsFromConfig,
+  scoreDesign,
+  type LearningPotentialState,
+} from "../rewards/index.js";
 import { seededRandom } from "../rollout/index.js";
 import { playWithAndWithoutHint, scoreHintPlays } from "./calibrate.js";
 import { buildDesignerPrompt } from "./designer-prompt.js";
@@ -29,6 +35,8 @@ export interface DesignStepInput {
   readonly memory: readonly EnvironmentRecord[];
   readonly gates: readonly AdmissionGate[];
   readonly policyVersion: number;
+  /** Learning-potential averages before this design (read only by that reward mode). */
+  readonly learningPotential: LearningPotentialState;
   /** Clock for provenance timestamps. */
   readonly now: () => Date;
 }
@@ -36,6 +44,8 @@ export interface DesignStepInput {
 /** The stored result of one design step. */
 export interface DesignStepResult {
   readonly design: DesignRecord;
+  /** Learning-potential averages after this design. */
+  readonly learningPotential: LearningPotentialState;
   readonly admitted?: { readonly environment: EnvironmentRecord; readonly episodes: readonly EpisodeRecord[] };
 }
 
@@ -43,8 +53,11 @@ export interface DesignStepResult {
  * One Designer step (design map, data flow): sample k corpus documents and m
  * memory examples, prompt the model, parse the completion, reject exact copies
  * of memory, run the admission gates, and for an admitted environment play it
- * with and without the hint to score regret and the Designer reward. Untrusted
- * output never throws here: every failure is a verdict in the record.
+ * with and without the hint to score regret. The Designer reward comes from
+ * `scoreDesign` in the configured mode (`reward.mode`); a failed design earns
+ * its failure class's penalty, a model error earns nothing (reward 0, ignored
+ * by advantages). Untrusted output never throws here: every failure is a
+ * verdict in the record.
  */
 export async function runDesignStep(input: DesignStepInput): Promise<DesignStepResult> {
   const { config, round, index } = input;
@@ -53,9 +66,15 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
   const examples = rankExamples(input.memory, config.designer.memoryExamples, random).map((record) => record.package);
   const prompt = buildDesignerPrompt(documents, examples);
   const base = { round, index, promptHash: prompt.hash, corpusDocumentIds: prompt.corpusDocumentIds };
-  const rejected = (completion: string, verdicts: readonly Verdict[], reward: number): DesignStepResult => ({
-    design: { ...base, completion, verdicts, environmentId: null, reward },
-  });
+  const settings = designerRewardSettingsFromConfig(config.reward);
+  const rejected = (completion: string, verdicts: readonly Verdict[]): DesignStepResult => {
+    const failure = classifyDesignFailure(verdicts);
+    const scored = failure === null ? null : scoreDesign({ kind: "failed", failure }, settings, input.learningPotential);
+    return {
+      design: { ...base, completion, verdicts, environmentId: null, reward: scored?.reward ?? 0 },
+      learningPotential: scored?.state ?? input.learningPotential,
+    };
+  };
 
   let completion: string;
   try {
@@ -67,7 +86,7 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
     completion = generation.text;
   } catch (error) {
     const code = error instanceof EnvforgeError ? error.code : "model_error";
-    return rejected("", [reject("model", "model_error", `${code}: ${(error as Error).message}`)], 0);
+    return rejected("", [reject("model", "model_error", `${code}: ${(error as Error).message}`)]);
   }
 
   const parsed = parseDesign(completion, {
@@ -79,13 +98,13 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
     corpusDocumentIds: [...prompt.corpusDocumentIds],
     createdAt: input.now().toISOString(),
   });
-  if (!parsed.ok) return rejected(completion, [parsed.verdict], config.reward.unparseablePenalty);
+  if (!parsed.ok) return rejected(completion, [parsed.verdict]);
   const pkg = parsed.package;
   const id = packageId(pkg);
   const copy = input.memory.find((record) => record.id === id);
   if (copy !== undefined) {
     const verdict = reject("duplicate", "duplicate", `the design is an exact copy of ${copy.package.manifest.name} (${id}) in memory`);
-    return rejected(completion, [{ status: "pass", gate: "parse" }, verdict], config.reward.rejectedPenalty);
+    return rejected(completion, [{ status: "pass", gate: "parse" }, verdict]);
   }
 
   const admission = await admit(pkg, input.gates, {
@@ -93,7 +112,7 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
     seeds: Array.from({ length: config.designer.admissionSeeds }, (_, seed) => seed),
   });
   const verdicts: Verdict[] = [{ status: "pass", gate: "parse" }, ...admission.verdicts];
-  if (!admission.admitted) return rejected(completion, verdicts, config.reward.rejectedPenalty);
+  if (!admission.admitted) return rejected(completion, verdicts);
 
   const plays = await playWithAndWithoutHint(
     pkg,
@@ -102,7 +121,13 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
     { plays: config.plays, ...config.solver },
     `${config.seed}/${round}/calibration/${index}`,
   );
-  const scores = scoreHintPlays(plays, config.reward);
+  const calibration = scoreHintPlays(plays);
+  const scored = scoreDesign(
+    { kind: "admitted", calibration: { regret: calibration.regret, winRateNoHint: calibration.winRateNoHint, skills: pkg.manifest.skills } },
+    settings,
+    input.learningPotential,
+  );
+  const scores = { ...calibration, designerReward: scored.reward };
   const episode = (hint: boolean) => (value: EpisodeRecord["episode"]): EpisodeRecord => ({
     round,
     environmentId: id,
@@ -113,6 +138,7 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
   });
   return {
     design: { ...base, completion, verdicts, environmentId: id, reward: scores.designerReward },
+    learningPotential: scored.state,
     admitted: {
       environment: { id, package: pkg, round, scores },
       episodes: [...plays.withoutHint.map(episode(false)), ...plays.withHint.map(episode(true))],

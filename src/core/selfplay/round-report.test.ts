@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { pass, reject, type DesignRecord, type Episode, type EpisodeRecord, type Verdict } from "../../spec/index.js";
 import { buildRoundReport, type RoundReportExtras } from "./round-report.js";
 
-const extras: RoundReportExtras = { trainer: { name: "noop", policyVersion: 3, datums: 12 }, seconds: 41.5 };
+const extras: RoundReportExtras = { trainer: { name: "noop", policyVersion: 3, datums: 12 }, diagnostics: { step: 2 }, seconds: 41.5 };
 
 function design(index: number, fields: { verdicts: readonly Verdict[]; completion?: string; environmentId?: string | null; reward?: number }): DesignRecord {
   return {
@@ -51,6 +51,7 @@ describe("buildRoundReport", () => {
       solver: { episodes: 0, winRateNoHint: null, winRateHint: null },
       designer: { meanReward: null },
       trainer: { name: "noop", policyVersion: 3, datums: 12 },
+      diagnostics: { step: 2 },
       errors: {},
       seconds: 41.5,
     });
@@ -148,8 +149,8 @@ describe("buildRoundReport", () => {
     expect(buildRoundReport(2, designs, [], extras).designer.meanReward).toBeNull();
   });
 
-  it("passes round, trainer and seconds through", () => {
-    const report = buildRoundReport(7, [admitted(0, 1)], [], { trainer: { name: "tinker", policyVersion: 9, datums: 0 }, seconds: 0.25 });
-    expect(report).toMatchObject({ round: 7, trainer: { name: "tinker", policyVersion: 9, datums: 0 }, seconds: 0.25, designer: { meanReward: 1 } });
+  it("passes round, trainer, diagnostics and seconds through", () => {
+    const report = buildRoundReport(7, [admitted(0, 1)], [], { trainer: { name: "tinker", policyVersion: 9, datums: 0 }, diagnostics: { step: 7 }, seconds: 0.25 });
+    expect(report).toMatchObject({ round: 7, trainer: { name: "tinker", policyVersion: 9, datums: 0 }, diagnostics: { step: 7 }, seconds: 0.25, designer: { meanReward: 1 } });
   });
 });

@@ -3,6 +3,8 @@ import type { DesignRecord, EpisodeRecord, RoundReport } from "../../spec/index.
 /** Inputs of {@link buildRoundReport} beyond the stored records. */
 export interface RoundReportExtras {
   readonly trainer: RoundReport["trainer"];
+  /** The training step's per-role diagnostics (`stepDiagnostics`). */
+  readonly diagnostics: RoundReport["diagnostics"];
   readonly seconds: number;
 }
 
@@ -45,6 +47,7 @@ export function buildRoundReport(
     solver: { episodes: episodes.length, winRateNoHint: winRate(false), winRateHint: winRate(true) },
     designer: { meanReward: answered.length === 0 ? null : answered.reduce((total, design) => total + design.reward, 0) / answered.length },
     trainer: extras.trainer,
+    diagnostics: extras.diagnostics,
     errors,
     seconds: extras.seconds,
   };

@@ -62,6 +62,13 @@ describe("self-play round (scripted fake model)", () => {
     expect(calibration.map((record) => [record.hint, record.episode.won])).toEqual([[false, false], [false, false], [true, true], [true, true]]);
     // the solver phase played one seed environment under both hint conditions
     expect(store.listEpisodes(1).filter((record) => record.role === "solver")).toHaveLength(4);
+    // the training step saw 8 Solver samples (4 solver phase + 4 calibration) and 1 Designer sample
+    expect(report.diagnostics).toMatchObject({
+      step: 1,
+      solver: { samples: 8 },
+      designer: { samples: 1, winRateNoHint: 0, winRateHint: 1, admissionFunnel: { designs: 1, admitted: 1 } },
+    });
+    expect(report.trainer).toEqual({ name: "noop", policyVersion: 0, datums: 0 });
   });
 
   it("turns every kind of bad design into a typed rejection and keeps going", async () => {

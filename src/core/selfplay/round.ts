@@ -1,12 +1,17 @@
 import type { Config } from "../../config/index.js";
 import type { CorpusDocument, EpisodeRecord, LanguageModel, RoundReport, Sandbox, Store, Trainer } from "../../spec/index.js";
 import type { AdmissionGate } from "../admission/index.js";
+import { EMPTY_LEARNING_POTENTIAL, type LearningPotentialState } from "../rewards/index.js";
 import { seededRandom } from "../rollout/index.js";
 import { playWithAndWithoutHint } from "./calibrate.js";
 import { runDesignStep } from "./design-step.js";
 import type { ProgressListener } from "./progress.js";
 import { buildRoundReport } from "./round-report.js";
 import { deriveSeed, sampleWithoutReplacement } from "./sampling.js";
+import { runTrainingStep } from "./training-step.js";
+
+/** Store metadata key of the learning-potential averages (reward mode `learning-potential`). */
+export const LEARNING_POTENTIAL_META = "learningPotential";
 
 /** Everything a round works with; time is injected for exact tests. */
 export interface RoundDependencies {
@@ -26,7 +31,8 @@ export interface RoundDependencies {
  * One self-play round (design map, data flow): (a) the Solver plays environments
  * sampled from memory with and without their hints; (b–g) the Designer proposes
  * environments that are parsed, admitted, calibrated and scored; then the
- * trainer is called (a no-op trainer until training lands). Every step is
+ * training step computes advantages and diagnostics and calls the trainer
+ * (a no-op trainer until training lands). Every step is
  * stored as soon as it finishes; a resumed round skips stored work, and the
  * report is computed from the store.
  *
@@ -64,6 +70,7 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
   }
 
   const done = new Set(store.listDesigns(round).map((design) => design.index));
+  let learningPotential = (store.getMeta(LEARNING_POTENTIAL_META) as LearningPotentialState | undefined) ?? EMPTY_LEARNING_POTENTIAL;
   progress.phaseStarted?.(round, "designer", config.designer.designs);
   for (let index = 0; index < config.designer.designs; index += 1) {
     if (done.has(index)) {
@@ -80,9 +87,12 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
       memory: store.listEnvironments(),
       gates: deps.gates,
       policyVersion,
+      learningPotential,
       now,
     });
     store.saveDesign(result.design, result.admitted);
+    learningPotential = result.learningPotential;
+    store.setMeta(LEARNING_POTENTIAL_META, learningPotential);
     const last = result.design.verdicts.at(-1);
     const outcome = result.admitted
       ? `admitted ${result.admitted.environment.package.manifest.name} (reward ${result.design.reward.toFixed(2)})`
@@ -90,10 +100,12 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
     progress.unitDone?.(round, "designer", `design ${index}: ${outcome}`);
   }
 
-  await deps.trainer.forwardBackward([], { kind: "ppo", clipLow: 0.2, clipHigh: 0.28 });
-  const step = await deps.trainer.optimStep({ learningRate: 1e-5, beta1: 0.9, beta2: 0.95, epsilon: 1e-8 });
-  const report = buildRoundReport(round, store.listDesigns(round), store.listEpisodes(round), {
-    trainer: { name: deps.trainer.name, policyVersion: step.policyVersion, datums: 0 },
+  const designs = store.listDesigns(round);
+  const episodes = store.listEpisodes(round);
+  const training = await runTrainingStep(round, episodes, designs, store.listEnvironments(), config, deps.trainer);
+  const report = buildRoundReport(round, designs, episodes, {
+    trainer: { name: deps.trainer.name, policyVersion: training.policyVersion, datums: training.datums },
+    diagnostics: training.diagnostics,
     seconds: Math.round((now().getTime() - started) / 100) / 10,
   });
   store.finishRound(round, report);

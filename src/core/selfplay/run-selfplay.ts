@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../../config/index.js";
 import { ConfigError, packageId, type CorpusDocument, type EnvPackage, type LanguageModel, type RoundReport, type Sandbox, type Store, type Trainer } from "../../spec/index.js";
@@ -7,7 +7,7 @@ import type { ProgressListener } from "./progress.js";
 import { runRound } from "./round.js";
 
 /** Names of the files a run writes into its directory. */
-export const RUN_FILES = { store: "envforge.db", report: "report.json" } as const;
+export const RUN_FILES = { store: "envforge.db", report: "report.json", metrics: "metrics.jsonl" } as const;
 
 /** What {@link runSelfPlay} works with. Adapters are created by the caller (the CLI or a program). */
 export interface SelfPlayRun {
@@ -43,7 +43,8 @@ export interface SelfPlayResult {
  * Runs `config.rounds` self-play rounds against the run directory `outDir`.
  * A new run stores its config and puts the seed environments in memory; a
  * resumed run (`resume: true`) skips finished rounds and finished steps of the
- * interrupted one. After every round `report.json` is rewritten atomically.
+ * interrupted one. After every round `report.json` is rewritten atomically and
+ * the round's training diagnostics are appended to `metrics.jsonl`.
  *
  * @throws ConfigError when the directory already holds a run and `resume` is false
  * @throws StoreError when the store cannot be written
@@ -69,7 +70,7 @@ export async function runSelfPlay(run: SelfPlayRun): Promise<SelfPlayResult> {
   for (let round = 1; round <= config.rounds; round += 1) {
     const existing = store.listRounds().find((record) => record.round === round);
     if (existing?.status === "done") continue;
-    await runRound(round, {
+    const report = await runRound(round, {
       config,
       model: run.model,
       sandbox: run.sandbox,
@@ -80,6 +81,7 @@ export async function runSelfPlay(run: SelfPlayRun): Promise<SelfPlayResult> {
       progress,
       ...(run.now ? { now: run.now } : {}),
     });
+    appendFileSync(join(run.outDir, RUN_FILES.metrics), `${JSON.stringify({ round, diagnostics: report.diagnostics })}\n`);
     writeReport(reportPath, store);
   }
   writeReport(reportPath, store);
