@@ -99,5 +99,5 @@ describe("envforge run", () => {
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
     expect(report).toHaveLength(1);
     expect(report[0].proposed).toBe(3);
-  });
+  }, 600_000);
 });
