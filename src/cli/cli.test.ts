@@ -73,10 +73,14 @@ describe("envforge run", () => {
         db.close();
       }
     };
-    const deadline = Date.now() + 240_000;
-    while (designsStored() < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-    process.kill(-child.pid!, "SIGKILL");
-    await new Promise((resolve) => child.on("exit", resolve));
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    try {
+      const deadline = Date.now() + 400_000;
+      while (designsStored() < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      process.kill(-child.pid!, "SIGKILL");
+      await exited;
+    }
     const before = designsStored();
     expect(before).toBeGreaterThanOrEqual(1);
     expect(before).toBeLessThan(3);
