@@ -1,6 +1,7 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { makeDirectory } from "../../support/make-directory.js";
 import {
   EnvManifestSchema,
   EnvPackageDocumentSchema,
@@ -38,7 +39,7 @@ export function loadPackageFolder(folder: string): EnvPackage {
 
 /** Writes a package folder, creating it; each file is written atomically (temp file + rename). */
 export function savePackageFolder(pkg: EnvPackage, folder: string): void {
-  mkdirSync(folder, { recursive: true });
+  makeDirectory(folder);
   writeAtomic(join(folder, PACKAGE_FILES.manifest), `${JSON.stringify(pkg.manifest, null, 2)}\n`);
   writeAtomic(join(folder, PACKAGE_FILES.env), pkg.envSource);
   writeAtomic(join(folder, PACKAGE_FILES.oracle), pkg.oracleSource);

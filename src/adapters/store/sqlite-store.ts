@@ -1,6 +1,6 @@
-import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import { makeDirectory } from "../../support/make-directory.js";
 import {
   StoreError,
   type DesignRecord,
@@ -103,7 +103,7 @@ export class SqliteStore implements Store {
   /** @param location path of the database file (`:memory:` for tests); parent folders are created */
   constructor(readonly location: string) {
     try {
-      if (location !== ":memory:") mkdirSync(dirname(location), { recursive: true });
+      if (location !== ":memory:") makeDirectory(dirname(location));
       this.db = new Database(location);
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");

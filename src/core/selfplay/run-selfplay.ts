@@ -1,7 +1,8 @@
-import { appendFileSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { appendFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../../config/index.js";
 import { ConfigError, packageId, type CorpusDocument, type EnvPackage, type LanguageModel, type RoundReport, type Sandbox, type Store, type Trainer } from "../../spec/index.js";
+import { makeDirectory } from "../../support/make-directory.js";
 import type { AdmissionGate } from "../admission/index.js";
 import type { ProgressListener } from "./progress.js";
 import { runRound } from "./round.js";
@@ -65,7 +66,7 @@ export async function runSelfPlay(run: SelfPlayRun): Promise<SelfPlayResult> {
   }
   for (const pkg of run.seeds) store.addEnvironment({ id: packageId(pkg), package: pkg, round: null, scores: null });
 
-  mkdirSync(run.outDir, { recursive: true });
+  makeDirectory(run.outDir);
   const reportPath = join(run.outDir, RUN_FILES.report);
   for (let round = 1; round <= config.rounds; round += 1) {
     const existing = store.listRounds().find((record) => record.round === round);
