@@ -38,6 +38,10 @@ describe("config", () => {
     writeFileSync(path, "{ rounds: 2,");
     expect(() => readConfigFile(path)).toThrowError(ConfigError);
     expect(() => readConfigFile(join(tmpdir(), "no-such-envforge.json"))).toThrowError(/cannot read config file/);
+    for (const [text, kind] of [["[1, 2]", "an array"], ["null", "null"], ["3", "number"]] as const) {
+      writeFileSync(path, text);
+      expect(() => readConfigFile(path)).toThrowError(`must hold a JSON object, not ${kind}`);
+    }
   });
 
   it("merges flags over file values deeply", () => {

@@ -20,9 +20,9 @@ export function parseConfig(raw: unknown, source = "config"): Config {
 }
 
 /**
- * Reads a JSON config file without validating it (merge CLI flags, then call
- * {@link parseConfig}).
- * @throws ConfigError when the file is missing or not JSON
+ * Reads a JSON config file without validating its keys (merge CLI flags, then
+ * call {@link parseConfig}).
+ * @throws ConfigError when the file is missing, not JSON, or not a JSON object
  */
 export function readConfigFile(path: string): unknown {
   let text: string;
@@ -37,6 +37,7 @@ export function readConfigFile(path: string): unknown {
   } catch (error) {
     throw new ConfigError(`config file ${path} is not valid JSON: ${(error as Error).message}`, { cause: error });
   }
+  if (!isPlainObject(raw)) throw new ConfigError(`config file ${path} must hold a JSON object, not ${Array.isArray(raw) ? "an array" : String(raw === null ? "null" : typeof raw)}`);
   return raw;
 }
 
