@@ -48,12 +48,34 @@ describe("envforge run", () => {
     const config = writeConfig(folder, { ...SMALL, designer: { designs: 1 } });
     const result = spawnSync("node", [BIN, "run", "--config", config, "--out", out, "--model", join(folder, "missing.gguf")], { encoding: "utf8" });
     expect(result.status).toBe(1);
-    expect(result.stdout).toMatch(/round 1: 1 designs proposed, 0 admitted \(rejected: model_error 1\)/);
+    expect(result.stdout).toMatch(/round 1: 1 design proposed, 0 admitted \(rejected: model_error 1\)/);
+    expect(result.stdout).toMatch(/The model answered no Designer prompt/);
     expect(result.stdout).toMatch(/missing\.gguf not found/);
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
     expect(report).toHaveLength(1);
     expect(report[0].rejected).toEqual({ model_error: 1 });
     expect(Object.keys(report[0].errors).join("\n")).toMatch(/model_unavailable/);
+  });
+
+  it("resumes with the run's stored config, and flags given now override it", () => {
+    const folder = scratch();
+    const out = join(folder, "run");
+    const config = writeConfig(folder, { ...SMALL, designer: { designs: 0 } });
+    expect(spawnSync("node", [BIN, "run", "--config", config, "--out", out], { encoding: "utf8" }).status).toBe(0);
+    const resumed = spawnSync("node", [BIN, "run", "--resume", "--out", out, "--rounds", "2"], { encoding: "utf8" });
+    expect(resumed.status, resumed.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
+    expect(report.map((entry: { proposed: number; solver: { episodes: number } }) => [entry.proposed, entry.solver.episodes])).toEqual([[0, 2], [0, 2]]);
+    const typo = spawnSync("node", [BIN, "run", "--resume", "--out", join(folder, "runn")], { encoding: "utf8" });
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toMatch(/holds no run/);
+  }, 600_000);
+
+  it("exits 2 for bad flags and an unknown model spec", () => {
+    for (const args of [["--rounds", "abc"], ["--bogus"], ["--model", "foo"]]) {
+      const result = spawnSync("node", [BIN, "run", ...args, "--out", join(scratch(), "run")], { encoding: "utf8" });
+      expect(result.status, args.join(" ")).toBe(2);
+    }
   });
 
   it("survives SIGKILL mid-round and resumes without losing or duplicating work", async () => {

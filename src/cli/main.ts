@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from "commander";
+import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { EnvforgeError } from "../spec/index.js";
 import { runCommand } from "./run-command.js";
 
@@ -13,7 +13,8 @@ function integer(name: string, min: number) {
 const program = new Command()
   .name("envforge")
   .description("Self-play environment synthesis: one policy designs executable RL environments and learns to solve them.")
-  .version("0.1.0");
+  .version("0.1.0")
+  .exitOverride();
 
 program
   .command("run")
@@ -25,7 +26,8 @@ program
   .option("--model <spec>", "embedded | path.gguf | hf:<uri> | http(s)://host/v1#model (config: model.spec)")
   .option("--out <dir>", "run directory (config: out)")
   .option("--seed <n>", "master seed (config: seed)", integer("--seed", 0))
-  .option("--resume", "continue the run stored in --out")
+  .option("--resume", "continue the run in --out (default: the newest in runs/) with its stored config")
+  .addHelpText("after", "\nExit codes: 0 done; 1 the model never answered; 2 bad flags, config or machine set-up.")
   .action(async (flags) => {
     process.exitCode = await runCommand(flags);
   });
@@ -33,7 +35,9 @@ program
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof EnvforgeError) {
+  if (error instanceof CommanderError) {
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else if (error instanceof EnvforgeError) {
     process.stderr.write(`envforge: ${error.message}\n`);
     process.exitCode = 2;
   } else {

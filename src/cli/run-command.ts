@@ -5,7 +5,7 @@ import { ConfigError } from "../spec/index.js";
 import { defaultGates } from "../core/admission/index.js";
 import { LazyModel, RUN_FILES, runSelfPlay, type SelfPlayResult } from "../core/selfplay/index.js";
 import { readCorpus } from "../adapters/corpus/index.js";
-import { openModel } from "../adapters/llm/index.js";
+import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
 import { loadSeedPackages } from "../adapters/package-files/index.js";
 import { BwrapSandbox } from "../adapters/sandbox/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
@@ -26,10 +26,11 @@ export interface RunFlags {
 }
 
 /**
- * Builds the config of `envforge run`: defaults, then the config file, then flags.
- * @throws ConfigError naming the key and allowed values
+ * The config of `envforge run` as layers, before validation: the config file,
+ * then flags over it.
+ * @throws ConfigError when the file is missing, not JSON, or not an object
  */
-export function resolveRunConfig(flags: RunFlags): Config {
+export function runConfigInput(flags: RunFlags): unknown {
   const fromFile = flags.config === undefined ? {} : readConfigFile(flags.config);
   const fromFlags = {
     ...(flags.rounds === undefined ? {} : { rounds: flags.rounds }),
@@ -39,7 +40,18 @@ export function resolveRunConfig(flags: RunFlags): Config {
     ...(flags.model === undefined ? {} : { model: { spec: flags.model } }),
     ...(flags.designs === undefined ? {} : { designer: { designs: flags.designs } }),
   };
-  return parseConfig(mergeConfigInput(fromFile, fromFlags), flags.config ?? "flags");
+  return mergeConfigInput(fromFile, fromFlags);
+}
+
+/**
+ * Builds the config of `envforge run`: defaults, then `base` (a resumed run's
+ * stored config), then the config file, then flags; the model spec is checked.
+ * @throws ConfigError naming the key and allowed values
+ */
+export function resolveRunConfig(flags: RunFlags, base: unknown = {}): Config {
+  const config = parseConfig(mergeConfigInput(base, runConfigInput(flags)), flags.config ?? "command-line flags");
+  classifyModelSpec(config.model.spec);
+  return config;
 }
 
 /** Folder that holds runs when `--out` is not given. */
@@ -65,21 +77,33 @@ export function resolveOutDir(config: Config, resume: boolean, now: Date = new D
  * model was called and never answered.
  */
 export async function runCommand(flags: RunFlags): Promise<number> {
-  const config = resolveRunConfig(flags);
+  const resume = flags.resume ?? false;
+  const outDir = resolveOutDir(resolveRunConfig(flags), resume);
+  const storePath = join(outDir, RUN_FILES.store);
+  if (resume && !existsSync(storePath)) throw new ConfigError(`--resume: ${outDir} holds no run (${storePath} not found)`);
+  const stored = resume ? readStoredConfig(storePath) : undefined;
+  // a resumed run continues with its stored config; a config file and flags given now override it
+  const config = resolveRunConfig(flags, stored ?? {});
   const sandbox = new BwrapSandbox({ limits: { callTimeoutMs: config.sandbox.callTimeoutMs, memoryBytes: config.sandbox.memoryMb * 1024 * 1024 } });
   const corpus = readCorpus(config.corpus.path);
   const seeds = loadSeedPackages();
-  const outDir = resolveOutDir(config, flags.resume ?? false);
-  const store = new SqliteStore(join(outDir, RUN_FILES.store));
+  const store = new SqliteStore(storePath);
   const model = new LazyModel(config.model.spec, () =>
     openModel(config.model.spec, { contextSize: config.model.contextSize, threads: config.model.threads, timeoutMs: config.model.timeoutMs }),
   );
   const trainer = new NoopTrainer();
   const progress = createProgressDisplay();
+  const onInterrupt = () => {
+    progress.stop();
+    process.stderr.write(`\nenvforge: interrupted; everything finished so far is stored. Continue with: envforge run --resume --out ${outDir}\n`);
+    process.exit(130);
+  };
+  process.once("SIGINT", onInterrupt);
   let result: SelfPlayResult;
   try {
-    result = await runSelfPlay({ config, outDir, resume: flags.resume ?? false, store, model, sandbox, trainer, corpus, seeds, gates: defaultGates(), progress });
+    result = await runSelfPlay({ config, outDir, resume, store, model, sandbox, trainer, corpus, seeds, gates: defaultGates(), progress });
   } finally {
+    process.removeListener("SIGINT", onInterrupt);
     progress.stop();
     await sandbox.close();
     await model.close();
@@ -92,4 +116,14 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     return 1;
   }
   return 0;
+}
+
+function readStoredConfig(storePath: string): unknown {
+  const store = new SqliteStore(storePath);
+  try {
+    const { out: _out, ...config } = (store.getMeta("config") ?? {}) as Record<string, unknown>;
+    return config;
+  } finally {
+    store.close();
+  }
 }

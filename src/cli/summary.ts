@@ -1,6 +1,7 @@
 import type { RoundReport } from "../spec/index.js";
 
 const percent = (value: number | null) => (value === null ? "n/a" : `${Math.round(value * 100)}%`);
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
 
 /** The human summary printed at the end of `envforge run`. */
 export function formatSummary(reports: readonly RoundReport[], details: { model: string; out: string; reportPath: string; environments: number }): string {
@@ -10,16 +11,19 @@ export function formatSummary(reports: readonly RoundReport[], details: { model:
       .map(([reason, count]) => `${reason} ${count}`)
       .join(", ");
     lines.push(
-      `round ${report.round}: ${report.proposed} designs proposed, ${report.admitted} admitted${rejected ? ` (rejected: ${rejected})` : ""}; ` +
-        `solver ${report.solver.episodes} episodes, win rate ${percent(report.solver.winRateNoHint)} without hint, ${percent(report.solver.winRateHint)} with hint; ` +
+      `round ${report.round}: ${plural(report.proposed, "design")} proposed, ${report.admitted} admitted${rejected ? ` (rejected: ${rejected})` : ""}; ` +
+        `solver ${plural(report.solver.episodes, "episode")}, win rate ${percent(report.solver.winRateNoHint)} without hint, ${percent(report.solver.winRateHint)} with hint; ` +
         `designer mean reward ${report.designer.meanReward === null ? "n/a" : report.designer.meanReward.toFixed(2)}; ${report.seconds}s`,
     );
     for (const [error, count] of Object.entries(report.errors)) lines.push(`  error x${count}: ${error}`);
   }
   const admitted = reports.reduce((total, report) => total + report.admitted, 0);
   const proposed = reports.reduce((total, report) => total + report.proposed, 0);
-  lines.push(`${admitted} of ${proposed} designs admitted; ${details.environments} environments in memory.`);
-  if (proposed > 0 && admitted === 0) {
+  lines.push(`${admitted} of ${plural(proposed, "design")} admitted; ${plural(details.environments, "environment")} in memory.`);
+  const answered = reports.some((report) => report.designer.meanReward !== null);
+  if (proposed > 0 && !answered) {
+    lines.push("The model answered no Designer prompt: see the errors above.");
+  } else if (proposed > 0 && admitted === 0) {
     lines.push("No design was admitted: small models rarely write a working environment and oracle; try a larger --model.");
   }
   lines.push(`trainer: ${reports.at(-1)?.trainer.name ?? "n/a"} (no policy update is made by the noop trainer)`);

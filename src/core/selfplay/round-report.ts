@@ -54,6 +54,6 @@ export function buildRoundReport(
 }
 
 function count(into: Record<string, number>, message: string): void {
-  const key = message.length > 160 ? `${message.slice(0, 157)}...` : message;
+  const key = message.length > 400 ? `${message.slice(0, 397)}...` : message;
   into[key] = (into[key] ?? 0) + 1;
 }
