@@ -97,16 +97,16 @@ describe("buildRoundReport", () => {
     expect(report.errors).toEqual({ "server down": 2, "request timed out": 1 });
   });
 
-  it("cuts error messages longer than 160 characters to 157 characters and an ellipsis", () => {
-    const long = `model unreachable: ${"x".repeat(300)}`;
+  it("cuts error messages longer than 400 characters to 397 characters and an ellipsis", () => {
+    const long = `model unreachable: ${"x".repeat(600)}`;
     const designs = [design(0, { verdicts: [reject("model", "model_error", long)], completion: "" })];
-    const key = `${long.slice(0, 157)}...`;
+    const key = `${long.slice(0, 397)}...`;
     expect(buildRoundReport(2, designs, [], extras).errors).toEqual({ [key]: 1 });
-    expect(key).toHaveLength(160);
+    expect(key).toHaveLength(400);
   });
 
-  it("keeps a message of exactly 160 characters whole", () => {
-    const exact = "e".repeat(160);
+  it("keeps a message of exactly 400 characters whole", () => {
+    const exact = "e".repeat(400);
     const designs = [design(0, { verdicts: [reject("model", "model_error", exact)], completion: "" })];
     expect(buildRoundReport(2, designs, [], extras).errors).toEqual({ [exact]: 1 });
   });
