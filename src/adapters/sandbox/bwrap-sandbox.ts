@@ -60,18 +60,13 @@ export class BwrapSandbox implements Sandbox {
   }
 
   async open(program: EnvProgram): Promise<SandboxOutcome<EnvSession>> {
-    const session = new RunnerSession(this.command(), this.limits);
+    const session = new RunnerSession(this.command(), this.limits, (closed) => this.sessions.delete(closed));
+    this.sessions.add(session);
     const loaded = await session.load(program);
     if (loaded.kind !== "ok") {
       await session.close();
       return loaded;
     }
-    this.sessions.add(session);
-    const close = session.close.bind(session);
-    session.close = async () => {
-      this.sessions.delete(session);
-      await close();
-    };
     return { kind: "ok", value: session };
   }
 

@@ -52,10 +52,14 @@ export class RunnerSession implements EnvSession {
   private killedFor: Failure | null = null;
   private exited = false;
 
-  /** Spawns the runner; call {@link RunnerSession.load} next. */
+  /**
+   * Spawns the runner; call {@link RunnerSession.load} next.
+   * @param onClose called once when the session is closed (the backend's bookkeeping)
+   */
   constructor(
     command: RunnerCommand,
     private readonly limits: SandboxLimits,
+    private readonly onClose: (session: RunnerSession) => void = () => undefined,
   ) {
     this.decoder = new FrameDecoder(limits.maxFrameBytes);
     this.child = spawn(command.command, [...command.args], {
@@ -106,6 +110,7 @@ export class RunnerSession implements EnvSession {
   }
 
   async close(): Promise<void> {
+    this.onClose(this);
     if (!this.exited) {
       this.child.stdin?.end(encodeFrame({ op: "close" }));
       this.kill({ kind: "protocol_violation", message: "session closed" });

@@ -43,10 +43,10 @@ export async function runTrainingStep(
   trainer: Trainer,
   trajectories: ReadonlyMap<string, TokenTrajectory> = new Map(),
 ): Promise<TrainingStepResult> {
-  const ranges = new Map(memory.map((record) => [record.id, record.package.manifest.rewardRange] as const));
+  const byId = new Map(memory.map((record) => [record.id, record] as const));
   const samples: AdvantageSample[] = [];
   episodes.forEach((record, index) => {
-    const range = ranges.get(record.environmentId);
+    const range = byId.get(record.environmentId)?.package.manifest.rewardRange;
     if (range === undefined) return;
     samples.push({
       id: `episode/${index}`,
@@ -56,7 +56,7 @@ export async function runTrainingStep(
   });
   const designInputs: DesignDiagnosticsInput[] = [];
   for (const design of designs) {
-    const admitted = design.environmentId === null ? undefined : memory.find((record) => record.id === design.environmentId);
+    const admitted = design.environmentId === null ? undefined : byId.get(design.environmentId);
     const failure = classifyDesignFailure(design.verdicts);
     if (admitted?.scores) {
       const { regret, winRateNoHint, winRateHint } = admitted.scores;
