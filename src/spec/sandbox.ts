@@ -39,12 +39,20 @@ export interface EnvProgram {
   readonly envSource: string;
   /** `oracle.py` source, or null when the oracle is not needed. */
   readonly oracleSource: string | null;
+  /**
+   * The manifest's declared reward range `[low, high]`. When given, a step
+   * reward outside it is a `protocol_violation`. @default undefined (only finiteness is checked)
+   */
+  readonly rewardRange?: readonly [number, number];
 }
 
 /**
  * One live instance of an environment program inside a sandbox. Calls are
- * sequential. After any non-`ok` outcome the session is dead: further calls
- * return the same failure kind without running code.
+ * sequential. Every `reset` starts a fresh episode (a new process forked from
+ * the loaded program: module globals and files do not leak between episodes).
+ * After a non-`ok` outcome the episode is over: `step` and `oracleAction`
+ * return the same failure kind without running code until the next `reset`,
+ * which starts a clean episode.
  */
 export interface EnvSession {
   /** Starts an episode; returns the first observation. */
@@ -59,7 +67,8 @@ export interface EnvSession {
 
 /**
  * Runs untrusted environment programs outside the Node process, isolated from the
- * host. Backends: `bwrap` (bubblewrap jail, default on Linux).
+ * host. Backends: `bwrap` (bubblewrap jail, default on Linux) and `process`
+ * (no namespaces; opt-in for trusted code only).
  *
  * @throws SandboxUnavailableError from `open` when the backend cannot start at all
  */

@@ -1,55 +1,91 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { SandboxUnavailableError, type EnvProgram, type EnvSession, type Sandbox, type SandboxOutcome } from "../../spec/index.js";
-import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits.js";
-import { RunnerSession, type RunnerCommand } from "./runner-session.js";
-
-/** Path of the Python runner shipped next to this module. */
-export const RUNNER_PATH = fileURLToPath(new URL("./runner.py", import.meta.url));
+import { SandboxUnavailableError } from "../../spec/index.js";
+import type { ZygoteCommand } from "./jail.js";
+import { DEFAULT_SANDBOX_LIMITS } from "./limits.js";
+import { ZYGOTE_PATH, ZygoteSandbox, type ZygoteLauncher, type ZygoteSandboxOptions } from "./zygote-sandbox.js";
 
 /** Options of {@link BwrapSandbox}. */
-export interface BwrapSandboxOptions {
-  /** Resource limits. @default {@link DEFAULT_SANDBOX_LIMITS} */
-  readonly limits?: Partial<SandboxLimits>;
+export interface BwrapSandboxOptions extends ZygoteSandboxOptions {
   /** Python interpreter inside the jail; must live under `/usr`. @default "/usr/bin/python3" */
   readonly python?: string;
   /** bubblewrap binary. @default "bwrap" */
   readonly bwrap?: string;
 }
 
+/** Where the zygote sits inside the jail. */
+const JAILED_ZYGOTE = "/opt/envforge/zygote.py";
+
 /**
- * Sandbox backend that runs each session's Python runner inside a bubblewrap
- * jail: every namespace unshared (no network), a new session, dies with its
- * parent, cleared environment with a fixed hash seed, read-only `/usr`, a
- * size-capped tmpfs at `/tmp`, and nothing of the host's home or `/etc`.
- * Inside, the runner applies rlimits (address space, CPU, file size, no core).
+ * bubblewrap arguments of a jail: every namespace unshared (network included),
+ * a new session, dies with its parent, all capabilities dropped, an
+ * unprivileged uid/gid (65534), cleared environment with a fixed hash seed,
+ * read-only `/usr` (and the `/lib`, `/bin` links into it), a minimal `/dev`, a
+ * size-capped tmpfs at `/tmp`; no `/proc`, no `/etc`, no home.
+ *
+ * @param tmpBytes size of the `/tmp` tmpfs in bytes
+ */
+export function bwrapJailArgs(tmpBytes: number): string[] {
+  return [
+    "--unshare-all",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop", "ALL",
+    "--uid", "65534",
+    "--gid", "65534",
+    "--clearenv",
+    "--setenv", "PYTHONHASHSEED", "0",
+    "--setenv", "PATH", "/usr/bin",
+    "--ro-bind", "/usr", "/usr",
+    "--symlink", "usr/lib", "/lib",
+    "--symlink", "usr/lib64", "/lib64",
+    "--symlink", "usr/bin", "/bin",
+    "--dev", "/dev",
+    "--size", String(tmpBytes),
+    "--tmpfs", "/tmp",
+    "--chdir", "/tmp",
+  ];
+}
+
+function bwrapLauncher(bwrap: string, python: string, tmpBytes: number): ZygoteLauncher {
+  return {
+    name: "bwrap",
+    command(): ZygoteCommand {
+      return {
+        command: bwrap,
+        args: [...bwrapJailArgs(tmpBytes), "--ro-bind", ZYGOTE_PATH, JAILED_ZYGOTE, python, "-S", "-s", "-P", "-B", JAILED_ZYGOTE, "--tmp", "/tmp"],
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      };
+    },
+    dispose: () => undefined,
+  };
+}
+
+/**
+ * Sandbox backend (default on Linux): long-lived bubblewrap jails, each running
+ * one single-threaded Python zygote (see `zygote.py`) that forks a fresh,
+ * rlimited, seccomp-filtered process per episode from a template of the loaded
+ * program. Jail arguments: {@link bwrapJailArgs}.
  *
  * @throws SandboxUnavailableError from the constructor when `bwrap`, the
- *   interpreter or the runner is missing, or user namespaces are disabled
+ *   interpreter or the zygote is missing, or user namespaces are disabled
  */
-export class BwrapSandbox implements Sandbox {
-  readonly name = "bwrap";
-  private readonly limits: SandboxLimits;
-  private readonly python: string;
-  private readonly bwrap: string;
-  private readonly sessions = new Set<EnvSession>();
-
+export class BwrapSandbox extends ZygoteSandbox {
   constructor(options: BwrapSandboxOptions = {}) {
-    this.limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
-    this.python = options.python ?? "/usr/bin/python3";
-    this.bwrap = options.bwrap ?? "bwrap";
-    if (!this.python.startsWith("/usr/")) {
-      throw new SandboxUnavailableError(`sandbox python must live under /usr (got ${this.python}); install Debian's python3`);
+    const python = options.python ?? "/usr/bin/python3";
+    const bwrap = options.bwrap ?? "bwrap";
+    const tmpBytes = options.limits?.tmpBytes ?? DEFAULT_SANDBOX_LIMITS.tmpBytes;
+    if (!python.startsWith("/usr/")) {
+      throw new SandboxUnavailableError(`sandbox python must live under /usr (got ${python}); install Debian's python3`);
     }
-    if (!existsSync(this.python)) {
-      throw new SandboxUnavailableError(`${this.python} not found; install it with: apt-get install -y python3`);
+    if (!existsSync(python)) {
+      throw new SandboxUnavailableError(`${python} not found; install it with: apt-get install -y python3`);
     }
-    if (!existsSync(RUNNER_PATH)) {
-      throw new SandboxUnavailableError(`runner not found at ${RUNNER_PATH}; rebuild with npm run build`);
+    if (!existsSync(ZYGOTE_PATH)) {
+      throw new SandboxUnavailableError(`zygote not found at ${ZYGOTE_PATH}; rebuild with npm run build`);
     }
     try {
-      execFileSync(this.bwrap, [...this.jailArgs(), "/usr/bin/true"], { stdio: "pipe", timeout: 10_000 });
+      execFileSync(bwrap, [...bwrapJailArgs(tmpBytes), "/usr/bin/true"], { stdio: "pipe", timeout: 10_000 });
     } catch (error) {
       const detail = (error as { stderr?: Buffer }).stderr?.toString().trim() || (error as Error).message;
       throw new SandboxUnavailableError(
@@ -57,51 +93,6 @@ export class BwrapSandbox implements Sandbox {
         { cause: error },
       );
     }
-  }
-
-  async open(program: EnvProgram): Promise<SandboxOutcome<EnvSession>> {
-    const session = new RunnerSession(this.command(), this.limits, (closed) => this.sessions.delete(closed));
-    this.sessions.add(session);
-    const loaded = await session.load(program);
-    if (loaded.kind !== "ok") {
-      await session.close();
-      return loaded;
-    }
-    return { kind: "ok", value: session };
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.sessions].map((session) => session.close()));
-  }
-
-  private command(): RunnerCommand {
-    return {
-      command: this.bwrap,
-      args: [
-        ...this.jailArgs(),
-        "--ro-bind", RUNNER_PATH, "/opt/envforge/runner.py",
-        this.python, "-S", "-s", "-B", "/opt/envforge/runner.py",
-      ],
-    };
-  }
-
-  private jailArgs(): string[] {
-    return [
-      "--unshare-all",
-      "--die-with-parent",
-      "--new-session",
-      "--clearenv",
-      "--setenv", "PYTHONHASHSEED", "0",
-      "--setenv", "PATH", "/usr/bin",
-      "--ro-bind", "/usr", "/usr",
-      "--symlink", "usr/lib", "/lib",
-      "--symlink", "usr/lib64", "/lib64",
-      "--symlink", "usr/bin", "/bin",
-      "--proc", "/proc",
-      "--dev", "/dev",
-      "--size", String(this.limits.tmpBytes),
-      "--tmpfs", "/tmp",
-      "--chdir", "/tmp",
-    ];
+    super(bwrapLauncher(bwrap, python, tmpBytes), options);
   }
 }

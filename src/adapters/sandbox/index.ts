@@ -2,5 +2,7 @@
  * Sandbox backends for environment programs.
  * @module
  */
-export { BwrapSandbox, RUNNER_PATH, type BwrapSandboxOptions } from "./bwrap-sandbox.js";
+export { BwrapSandbox, bwrapJailArgs, type BwrapSandboxOptions } from "./bwrap-sandbox.js";
+export { ProcessSandbox, PROCESS_SANDBOX_WARNING, type ProcessSandboxOptions } from "./process-sandbox.js";
+export { ZygoteSandbox, ZYGOTE_PATH, type ZygoteLauncher, type ZygoteSandboxOptions } from "./zygote-sandbox.js";
 export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits.js";

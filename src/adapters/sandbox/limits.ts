@@ -1,23 +1,36 @@
 /**
- * Resource limits of one sandbox session.
+ * Resource limits of sandboxed episodes. Limits in the Python child are
+ * rlimits; the rest are enforced by the supervisor (Node) or the zygote.
  */
 export interface SandboxLimits {
-  /** Wall-clock limit of one call (load, reset, step, oracle) in milliseconds. @default 10000 */
+  /** Wall-clock limit of one call (load, reset, step, oracle) in milliseconds, held by Node. @default 10000 */
   readonly callTimeoutMs: number;
-  /** Address-space rlimit of the runner in bytes. @default 1 GiB */
+  /** Address-space and data rlimit of an episode process in bytes. @default 1 GiB */
   readonly memoryBytes: number;
-  /** CPU-time rlimit of the whole session in seconds (hard = soft + 1). @default 30 */
+  /** CPU-time rlimit of one episode (and of a program's load) in seconds; hard = soft + 1. @default 30 */
   readonly cpuSeconds: number;
-  /** Largest file the program may write, bytes. @default 16 MiB */
+  /** Largest file an episode may write, bytes (RLIMIT_FSIZE). @default 16 MiB */
   readonly fileBytes: number;
-  /** Largest reply frame accepted from the runner, bytes. @default 4 MiB */
+  /** Largest reply frame accepted from an episode, bytes; larger is `output_limit`. @default 4 MiB */
   readonly maxFrameBytes: number;
-  /** Largest stderr volume accepted before the session is killed, bytes. @default 4 MiB */
+  /** Largest stdout + stderr volume of one episode before it is killed with `output_limit`, bytes. @default 4 MiB */
   readonly maxStderrBytes: number;
-  /** Observations longer than this many characters are truncated. @default 8000 */
+  /** Observations longer than this many characters are truncated (not a failure). @default 8000 */
   readonly maxObservationChars: number;
-  /** Size of the jail's `/tmp` tmpfs in bytes. @default 64 MiB */
+  /** Observations longer than this many characters are an `output_limit` failure. @default 1 MiB characters */
+  readonly maxObservationBytes: number;
+  /** Deepest nesting of a step's info dict; deeper is a `protocol_violation`. @default 16 */
+  readonly maxInfoDepth: number;
+  /** File writes (creations, opens for writing, mkdir, remove) allowed in one episode; more is `forbidden`. @default 256 */
+  readonly maxFiles: number;
+  /** Largest program source (env.py + oracle.py) accepted by `open`, bytes. @default 1 MiB */
+  readonly maxSourceBytes: number;
+  /** Largest request (an action or an oracle observation) sent to an episode, bytes. @default 1 MiB */
+  readonly maxRequestBytes: number;
+  /** Size of the jail's `/tmp` tmpfs in bytes (bwrap only). @default 64 MiB */
   readonly tmpBytes: number;
+  /** Refuse to run episodes when the seccomp filter cannot be loaded. @default false */
+  readonly requireSeccomp: boolean;
 }
 
 /** Default {@link SandboxLimits}. */
@@ -29,5 +42,26 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   maxFrameBytes: 4 * 1024 * 1024,
   maxStderrBytes: 4 * 1024 * 1024,
   maxObservationChars: 8000,
+  maxObservationBytes: 1024 * 1024,
+  maxInfoDepth: 16,
+  maxFiles: 256,
+  maxSourceBytes: 1024 * 1024,
+  maxRequestBytes: 1024 * 1024,
   tmpBytes: 64 * 1024 * 1024,
+  requireSeccomp: false,
 };
+
+/** The limits the zygote reads from every load/start request (its own field names). */
+export function zygoteLimits(limits: SandboxLimits): Record<string, number | boolean> {
+  return {
+    cpuSeconds: limits.cpuSeconds,
+    memoryBytes: limits.memoryBytes,
+    fileBytes: limits.fileBytes,
+    maxFrameBytes: limits.maxFrameBytes,
+    maxOutputBytes: limits.maxStderrBytes,
+    maxObservationBytes: limits.maxObservationBytes,
+    maxInfoDepth: limits.maxInfoDepth,
+    maxFiles: limits.maxFiles,
+    requireSeccomp: limits.requireSeccomp,
+  };
+}

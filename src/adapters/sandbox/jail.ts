@@ -1,0 +1,171 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import type { SandboxFailureKind } from "../../spec/index.js";
+import { encodeEnvelope, EnvelopeDecoder } from "./frames.js";
+
+/** How to start a zygote (backend-specific argv and environment). */
+export interface ZygoteCommand {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The complete environment of the started process. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** A typed failure of one child, as the session reports it. */
+export interface ChildFailure {
+  readonly kind: SandboxFailureKind;
+  readonly message: string;
+  readonly detail?: string;
+}
+
+/** What the zygote said about one child. */
+export type ChildMessage =
+  | { readonly kind: "reply"; readonly payload: Buffer }
+  | { readonly kind: "failed"; readonly failure: ChildFailure };
+
+const FAILURE_KINDS = new Set<string>(["timeout", "cpu_limit", "memory_limit", "crash", "protocol_violation", "output_limit", "forbidden"]);
+
+/**
+ * One long-lived zygote process (inside a bubblewrap jail or not) and the
+ * children it forks. Multiplexes messages by child id; never throws on what
+ * children do. When the zygote itself dies, every listener gets a `crash`.
+ */
+export class Jail {
+  private readonly process: ChildProcess;
+  private readonly decoder: EnvelopeDecoder;
+  private readonly listeners = new Map<number, (message: ChildMessage) => void>();
+  private readonly endings = new Map<number, () => void>();
+  private stderrTail = "";
+  private exitPromise: Promise<void>;
+  /** Episodes started in this jail (for recycling). */
+  episodesStarted = 0;
+  /** True once the zygote exited or was killed. */
+  dead = false;
+  /** True when no new episodes should start here. */
+  retired = false;
+
+  /** @param maxEnvelopeBytes the largest envelope the zygote may send (reply cap plus slack) */
+  constructor(command: ZygoteCommand, maxEnvelopeBytes: number) {
+    this.decoder = new EnvelopeDecoder(maxEnvelopeBytes);
+    this.process = spawn(command.command, [...command.args], { stdio: ["pipe", "pipe", "pipe"], detached: true, env: { ...command.env } });
+    this.process.stdout?.on("data", (chunk: Buffer) => this.onData(chunk));
+    this.process.stderr?.on("data", (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-4000);
+    });
+    this.process.stdin?.on("error", () => undefined);
+    this.exitPromise = new Promise((resolve) => {
+      this.process.on("exit", () => resolve());
+      this.process.on("error", () => resolve());
+    });
+    this.process.on("exit", (code, signal) => this.onDeath(`sandbox jail exited (${signal ?? `code ${code}`})`));
+    this.process.on("error", (error) => this.onDeath(`sandbox jail failed to start: ${error.message}`));
+  }
+
+  /** Process id of the jail's outermost process (bwrap or the zygote). */
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
+  /** Number of children with a listener (live probes and episodes). */
+  get liveChildren(): number {
+    return this.listeners.size;
+  }
+
+  /** Registers the handler of child `id`'s messages (replies and failures). */
+  listen(id: number, handler: (message: ChildMessage) => void): void {
+    this.listeners.set(id, handler);
+    if (this.dead) handler({ kind: "failed", failure: this.deathFailure() });
+  }
+
+  /** Sends one envelope; a dead jail ignores it (listeners were already told). */
+  send(id: number, type: "L" | "S" | "R" | "K" | "U" | "T", payload: Buffer | string = ""): void {
+    if (this.dead) return;
+    this.process.stdin?.write(encodeEnvelope(id, type, payload));
+  }
+
+  /**
+   * Ends child `id`: the zygote kills it, reaps it and removes its directory.
+   * Resolves when the zygote confirms, when the jail dies, or after `graceMs`
+   * (then the jail is killed, since a zygote that does not answer is broken).
+   */
+  end(id: number, graceMs = 5000): Promise<void> {
+    this.listeners.delete(id);
+    if (this.dead) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.endings.delete(id);
+        this.kill();
+        resolve();
+      }, graceMs);
+      this.endings.set(id, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.send(id, "K");
+    });
+  }
+
+  /** Kills the whole jail (its process group) and waits for it to exit. */
+  async close(): Promise<void> {
+    this.kill();
+    await this.exitPromise;
+  }
+
+  /** Kills the jail's process group without waiting. */
+  kill(): void {
+    this.retired = true;
+    if (this.dead || this.process.pid === undefined) return;
+    try {
+      process.kill(-this.process.pid, "SIGKILL");
+    } catch {
+      this.process.kill("SIGKILL");
+    }
+  }
+
+  private onData(chunk: Buffer): void {
+    for (const envelope of this.decoder.push(chunk)) {
+      if (envelope === null) {
+        this.kill();
+        return;
+      }
+      if (envelope.type === "R") {
+        this.listeners.get(envelope.id)?.({ kind: "reply", payload: envelope.payload });
+      } else if (envelope.type === "V") {
+        this.onEvent(envelope.id, envelope.payload);
+      }
+    }
+  }
+
+  private onEvent(id: number, payload: Buffer): void {
+    let event: { event?: unknown; kind?: unknown; message?: unknown; detail?: unknown };
+    try {
+      event = JSON.parse(payload.toString("utf8")) as typeof event;
+    } catch {
+      return;
+    }
+    if (event.event === "ended") {
+      const resolve = this.endings.get(id);
+      this.endings.delete(id);
+      resolve?.();
+    } else if (event.event === "failed") {
+      const kind = typeof event.kind === "string" && FAILURE_KINDS.has(event.kind) ? (event.kind as SandboxFailureKind) : "crash";
+      const message = typeof event.message === "string" ? event.message : "environment failed";
+      const detail = typeof event.detail === "string" && event.detail !== "" ? event.detail : undefined;
+      this.listeners.get(id)?.({ kind: "failed", failure: detail === undefined ? { kind, message } : { kind, message, detail } });
+    }
+  }
+
+  private deathFailure(): ChildFailure {
+    const message = "the sandbox jail died";
+    return this.stderrTail ? { kind: "crash", message, detail: this.stderrTail } : { kind: "crash", message };
+  }
+
+  private onDeath(message: string): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.retired = true;
+    const failure: ChildFailure = this.stderrTail ? { kind: "crash", message, detail: this.stderrTail } : { kind: "crash", message };
+    for (const handler of [...this.listeners.values()]) handler({ kind: "failed", failure });
+    for (const resolve of [...this.endings.values()]) resolve();
+    this.endings.clear();
+  }
+}

@@ -1,0 +1,122 @@
+import { fileURLToPath } from "node:url";
+import type { EnvProgram, EnvSession, Sandbox, SandboxOutcome } from "../../spec/index.js";
+import { Jail, type ZygoteCommand } from "./jail.js";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits.js";
+import { ZygoteSession, type JailSource } from "./zygote-session.js";
+
+/** Path of the Python zygote shipped next to this module. */
+export const ZYGOTE_PATH = fileURLToPath(new URL("./zygote.py", import.meta.url));
+
+/** Options shared by the zygote backends. */
+export interface ZygoteSandboxOptions {
+  /** Resource limits. @default {@link DEFAULT_SANDBOX_LIMITS} */
+  readonly limits?: Partial<SandboxLimits>;
+  /** Number of jails (worker slots); sessions are spread over them round-robin. @default 1 */
+  readonly workers?: number;
+  /** A jail is replaced by a fresh one after this many episodes. @default 1000 */
+  readonly recycleAfterEpisodes?: number;
+}
+
+/**
+ * The part of a backend that differs: how a zygote is started. Implemented by
+ * the `bwrap` and `process` backends.
+ */
+export interface ZygoteLauncher {
+  /** Backend name, e.g. `bwrap`. */
+  readonly name: string;
+  /** Command that starts one zygote. */
+  command(): ZygoteCommand;
+  /** Frees what the launcher holds (e.g. a private temp directory). */
+  dispose(): void;
+}
+
+/**
+ * A {@link Sandbox} built from long-lived zygote processes ("jails"): one per
+ * worker slot, recycled after a configured number of episodes or when one dies.
+ * Backends differ only in their {@link ZygoteLauncher}.
+ */
+export class ZygoteSandbox implements Sandbox {
+  readonly name: string;
+  /** Effective limits. */
+  readonly limits: SandboxLimits;
+  private readonly workers: number;
+  private readonly recycleAfterEpisodes: number;
+  private readonly slots: (Jail | null)[];
+  private readonly retiring = new Set<Jail>();
+  private readonly sessions = new Set<ZygoteSession>();
+  private nextChildId = 1;
+  private nextSlot = 0;
+
+  constructor(
+    private readonly launcher: ZygoteLauncher,
+    options: ZygoteSandboxOptions = {},
+  ) {
+    this.name = launcher.name;
+    this.limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
+    this.workers = Math.max(1, options.workers ?? 1);
+    this.recycleAfterEpisodes = Math.max(1, options.recycleAfterEpisodes ?? 1000);
+    this.slots = Array.from({ length: this.workers }, () => null);
+  }
+
+  async open(program: EnvProgram): Promise<SandboxOutcome<EnvSession>> {
+    const slot = this.nextSlot;
+    this.nextSlot = (this.nextSlot + 1) % this.workers;
+    const session = new ZygoteSession(this.jailSource(), slot, program, this.limits, (closed) => this.sessions.delete(closed));
+    this.sessions.add(session);
+    const loaded = await session.load();
+    if (loaded.kind !== "ok") {
+      await session.close();
+      return loaded;
+    }
+    return { kind: "ok", value: session };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.sessions].map((session) => session.close()));
+    const jails = [...this.slots.filter((jail): jail is Jail => jail !== null), ...this.retiring];
+    this.slots.fill(null);
+    this.retiring.clear();
+    await Promise.all(jails.map((jail) => jail.close()));
+    this.launcher.dispose();
+  }
+
+  /** Process ids of the live jails' outermost processes (for diagnostics and tests). */
+  jailProcessIds(): number[] {
+    return [...this.slots, ...this.retiring].flatMap((jail) => (jail && !jail.dead && jail.pid !== undefined ? [jail.pid] : []));
+  }
+
+  private jailSource(): JailSource {
+    return {
+      jailFor: (slot) => this.jailFor(slot),
+      nextId: () => {
+        this.nextChildId = this.nextChildId >= 0xfffffff0 ? 1 : this.nextChildId + 1;
+        return this.nextChildId;
+      },
+      episodeStarted: (jail) => {
+        jail.episodesStarted += 1;
+        if (jail.episodesStarted >= this.recycleAfterEpisodes) jail.retired = true;
+        this.closeIdleRetired();
+      },
+    };
+  }
+
+  private jailFor(slot: number): Jail {
+    const current = this.slots[slot];
+    if (current && !current.retired) return current;
+    if (current) this.retiring.add(current);
+    const jail = new Jail(this.launcher.command(), this.limits.maxFrameBytes + 64 * 1024);
+    this.slots[slot] = jail;
+    this.closeIdleRetired();
+    return jail;
+  }
+
+  /** Retired jails close once no episode of theirs is live. */
+  private closeIdleRetired(): void {
+    for (const jail of this.retiring) {
+      if (jail.dead || jail.liveChildren === 0) {
+        this.retiring.delete(jail);
+        void jail.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,768 @@
+"""envforge sandbox zygote.
+
+One long-lived, single-threaded Python process per jail, started by the
+supervisor as `python3 -S -s -P -B zygote.py --tmp DIR` with a cleared
+environment and PYTHONHASHSEED=0 (not `-I`: isolated mode implies `-E`, which
+would ignore the fixed hash seed; the environment is cleared by the launcher,
+so `-E` would add nothing). It pre-imports the standard library modules that
+environment programs use, then serves the supervisor.
+
+Per environment program it runs a probe child that compiles and imports the
+program once (load errors come back from that child); after a successful probe
+the zygote keeps the compiled code as the program's template. Per episode
+(every `reset`) it forks a fresh child from that template. In the child, before
+any environment code runs: every inherited file descriptor is closed, rlimits
+are set (CPU with hard = soft + 1, address space, data, file size, open files,
+no core dumps), `random` is seeded with the episode seed, a seccomp filter is
+loaded when the Debian `python3-seccomp` binding is importable, and an audit
+hook turns dangerous operations into a `forbidden` verdict. The child then
+executes the program's module code in a fresh module, instantiates the
+environment class and calls `reset(seed)`.
+
+Wire format with the supervisor (stdin / stdout), all integers big-endian:
+    envelope = u32 length | u32 id | u8 type | payload     (length counts id, type and payload)
+Supervisor -> zygote types:
+    b"L" load program `id`:   {"env": str, "oracle": str | null, "limits": {...}}
+    b"S" start episode `id`:  {"program": int, "seed": int, "limits": {...}}
+    b"R" request to episode `id`: raw JSON ({"op": "step", "action": str} or {"op": "oracle", "observation": str})
+    b"K" end episode `id` (kill, reap, clean its directory; answered by an "ended" event)
+    b"U" forget program `id`
+    b"T" self-test `id`:      {"limits": {...}}  (reports which protections a child really gets)
+Zygote -> supervisor types:
+    b"R" a reply frame of child `id`, forwarded byte for byte (never parsed here, except a probe's)
+    b"V" an event about child `id`: {"event": "failed", "kind", "message", "detail"} or {"event": "ended"}
+Child <-> zygote: u32 length | JSON, requests on fd 3, replies on fd 4; the
+child's stdout and stderr (fds 1, 2) go to a capped pipe whose tail is kept
+for crash reports; stdin is /dev/null.
+"""
+
+import errno
+import fcntl
+import json
+import os
+import select
+import shutil
+import signal
+import struct
+import sys
+import resource
+import traceback
+import types
+
+# Standard library modules environment programs commonly use, imported once here
+# so that every episode child starts with them already loaded.
+import abc  # noqa: F401
+import array  # noqa: F401
+import bisect  # noqa: F401
+import collections  # noqa: F401
+import copy  # noqa: F401
+import dataclasses  # noqa: F401
+import datetime  # noqa: F401
+import decimal  # noqa: F401
+import enum  # noqa: F401
+import fractions  # noqa: F401
+import functools  # noqa: F401
+import hashlib  # noqa: F401
+import heapq  # noqa: F401
+import itertools  # noqa: F401
+import math
+import numbers  # noqa: F401
+import operator  # noqa: F401
+import random
+import re  # noqa: F401
+import statistics  # noqa: F401
+import string  # noqa: F401
+import textwrap  # noqa: F401
+import typing  # noqa: F401
+
+SECCOMP = None
+SECCOMP_ERROR = "python3-seccomp is not installed (apt-get install -y python3-seccomp)"
+sys.path.append("/usr/lib/python3/dist-packages")
+try:
+    import seccomp as SECCOMP
+except ImportError as error:
+    SECCOMP_ERROR = f"python3-seccomp is not importable ({error}); install it with: apt-get install -y python3-seccomp"
+finally:
+    sys.path.remove("/usr/lib/python3/dist-packages")
+
+STDLIB_DIR = os.path.dirname(os.__file__)
+ZYGOTE_FILE = os.path.abspath(__file__)  # tracebacks read it
+ENVELOPE = struct.Struct(">IIB")
+LENGTH = struct.Struct(">I")
+REPORTED_EXIT = 86  # the child wrote its own failure frame, then exited
+FORBIDDEN_EXIT = 87
+PIPE_BYTES = 1024 * 1024
+ENCODE = json.JSONEncoder(allow_nan=False, default=repr, separators=(",", ":")).encode
+
+# Audit events that end the episode with a `forbidden` verdict.
+FORBIDDEN_EVENTS = frozenset(
+    [
+        "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "subprocess.Popen",
+        "pty.spawn", "os.kill", "os.killpg", "signal.pthread_kill", "os.setsid",
+        "socket.__new__", "socket.connect", "socket.bind", "socket.getaddrinfo", "socket.gethostbyname",
+        "socket.gethostbyaddr", "socket.getnameinfo", "socket.sethostname",
+        "_thread.start_new_thread", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+        "sys.addaudithook", "sys.settrace", "sys.setprofile", "sys._current_frames", "builtins.input",
+        "os.chdir", "os.chroot", "os.symlink", "os.link", "os.chown", "resource.setrlimit", "resource.prlimit",
+        "fcntl.ioctl", "ctypes.dlopen", "ctypes.dlsym", "ctypes.string_at", "ctypes.call_function",
+        "os.startfile", "webbrowser.open", "winreg.ConnectRegistry",
+    ]
+)
+FORBIDDEN_IMPORTS = frozenset(
+    ["ctypes", "_ctypes", "cffi", "multiprocessing", "_multiprocessing", "_posixsubprocess", "_testcapi",
+     "_testinternalcapi", "_xxsubinterpreters", "_posixshmem"]
+)
+# Events whose first argument is a path that gets read or written.
+PATH_READ_EVENTS = frozenset(["os.listdir", "os.scandir"])
+PATH_WRITE_EVENTS = frozenset(["os.remove", "os.rmdir", "os.mkdir", "os.truncate", "os.utime", "os.chmod", "os.rename"])
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+# ---------------------------------------------------------------- episode child
+
+
+def read_exact(fd, count):
+    chunks = []
+    while count > 0:
+        chunk = os.read(fd, count)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        count -= len(chunk)
+    return b"".join(chunks)
+
+
+def write_frame(fd, message, _encode=ENCODE, _pack=LENGTH.pack, _write=os.write):
+    payload = _encode(message).encode("utf-8")
+    data = _pack(len(payload)) + payload
+    while data:
+        data = data[_write(fd, data):]
+
+
+def failure(kind, message, detail=""):
+    return {"ok": False, "kind": kind, "message": str(message)[:2000], "detail": str(detail)[-8000:]}
+
+
+def exception_failure(error):
+    detail = traceback.format_exc()
+    if isinstance(error, MemoryError):
+        return failure("memory_limit", "environment ran out of memory", detail)
+    if isinstance(error, RecursionError):
+        return failure("crash", f"RecursionError: {error}", detail)
+    try:
+        text = f"{type(error).__name__}: {error}"
+    except BaseException:  # a hostile __str__
+        text = type(error).__name__
+    return failure("crash", text, detail)
+
+
+def apply_limits(limits):
+    """Sets the episode's rlimits; lowering only, so the child cannot raise them back."""
+    cpu = int(limits["cpuSeconds"])
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    memory = int(limits["memoryBytes"])
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (int(limits["fileBytes"]), int(limits["fileBytes"])))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def load_seccomp():
+    """Loads a deny-list seccomp filter (default allow). Returns None or why it is missing."""
+    if SECCOMP is None:
+        return SECCOMP_ERROR
+    deny = SECCOMP.ERRNO(errno.EPERM)
+    rules = SECCOMP.SyscallFilter(defaction=SECCOMP.ALLOW)
+    for name in [
+        "execve", "execveat", "fork", "vfork", "clone", "socket", "socketpair", "connect", "bind", "listen",
+        "accept", "accept4", "io_uring_setup", "io_uring_enter", "io_uring_register", "ptrace",
+        "process_vm_readv", "process_vm_writev", "unshare", "setns", "bpf", "perf_event_open", "mount",
+        "umount2", "pivot_root", "chroot", "keyctl", "add_key", "request_key", "userfaultfd", "kexec_load",
+        "init_module", "finit_module", "setrlimit", "setsid", "setpgid", "personality",
+    ]:
+        try:
+            rules.add_rule(deny, name)
+        except (ValueError, RuntimeError, OSError):
+            pass  # not a syscall on this architecture
+    try:
+        rules.add_rule(SECCOMP.ERRNO(errno.ENOSYS), "clone3")  # glibc then falls back to clone, which is denied
+    except (ValueError, RuntimeError, OSError):
+        pass
+    me = os.getpid()
+    for name in ["kill", "tkill", "tgkill"]:
+        rules.add_rule(deny, name, SECCOMP.Arg(0, SECCOMP.NE, me))
+    rules.add_rule(deny, "prlimit64", SECCOMP.Arg(2, SECCOMP.NE, 0))
+    rules.add_rule(deny, "ioctl", SECCOMP.Arg(1, SECCOMP.EQ, 0x5412))  # TIOCSTI
+    rules.load()
+    return None
+
+
+def install_audit_hook(workdir, reply_fd, max_files):
+    """Turns dangerous operations into a `forbidden` reply followed by an immediate exit."""
+    state = [0]
+    allowed_read = (STDLIB_DIR + "/", workdir + "/")
+
+    def normalise(path, _str=str, _bytes=bytes, _type=type):
+        if _type(path) is _bytes:
+            path = path.decode("utf-8", "replace")
+        if _type(path) is not _str:
+            return None
+        if not path.startswith("/"):
+            path = workdir + "/" + path
+        parts = []
+        for part in path.split("/"):
+            if part == "" or part == ".":
+                continue
+            if part == "..":
+                if parts:
+                    parts.pop()
+                continue
+            parts.append(part)
+        return "/" + "/".join(parts)
+
+    def forbid(operation, _quote=json.encoder.encode_basestring_ascii, _pack=LENGTH.pack, _write=os.write, _exit=os._exit):
+        # built by hand from functions captured now, so patched json or builtins cannot garble it
+        try:
+            payload = ('{"ok":false,"kind":"forbidden","message":' + _quote(operation + " is not allowed in the sandbox") + ',"detail":""}').encode()
+            data = _pack(len(payload)) + payload
+            while data:
+                data = data[_write(reply_fd, data):]
+        finally:
+            _exit(FORBIDDEN_EXIT)
+
+    def check_path(event, path, write, _type=type, _int=int):
+        where = normalise(path)
+        if where is None:
+            if _type(path) is _int:
+                return  # an already open descriptor
+            forbid(f"{event} on a path of type {_type(path).__name__}")
+        inside = (where + "/").startswith(workdir + "/")  # str methods cannot be patched
+        if write:
+            if not inside:
+                forbid(f"{event} writing {where}")
+            state[0] += 1
+            if state[0] > max_files:
+                forbid(f"{event}: more than {max_files} file writes in one episode")
+        elif not inside and where != ZYGOTE_FILE and not (where + "/").startswith(allowed_read):
+            forbid(f"{event} reading {where}")
+
+    def hook(event, args, _forbidden=FORBIDDEN_EVENTS, _imports=FORBIDDEN_IMPORTS, _writes=PATH_WRITE_EVENTS,
+             _reads=PATH_READ_EVENTS, _write_flags=WRITE_FLAGS, _type=type, _str=str, _int=int, _len=len):
+        if event in _forbidden:
+            forbid(event)
+        elif event == "open":
+            path, mode, flags = args
+            if _type(flags) is _int and flags & _write_flags:
+                check_path(event, path, True)
+            elif _type(mode) is _str and ("w" in mode or "a" in mode or "x" in mode or "+" in mode):
+                check_path(event, path, True)
+            else:
+                check_path(event, path, False)
+        elif event == "import":
+            name = args[0]
+            if _type(name) is _str and name.split(".")[0] in _imports:
+                forbid(f"import {name}")
+        elif event in _writes:
+            check_path(event, args[0], True)
+            if event == "os.rename":
+                check_path(event, args[1], True)
+        elif event in _reads:
+            check_path(event, args[0] if args else ".", False)
+        elif event == "object.__setattr__" and _len(args) >= 2 and args[1] == "__code__":
+            forbid("replacing a function's __code__")
+
+    sys.addaudithook(hook)
+
+
+def load_module(name, code):
+    module = types.ModuleType(name)
+    module.__file__ = f"<{name}.py>"
+    sys.modules[name] = module
+    exec(code, module.__dict__)
+    return module
+
+
+def find_environment_class(module):
+    candidates = [
+        value
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and value.__module__ == module.__name__
+        and callable(getattr(value, "reset", None))
+        and callable(getattr(value, "step", None))
+    ]
+    if len(candidates) != 1:
+        names = [c.__name__ for c in candidates]
+        raise LookupError(f"env.py must define exactly one class with reset() and step(); found {names}")
+    return candidates[0]
+
+
+def info_depth_exceeds(info, limit, _type=type, _dict=dict, _list=list, _tuple=tuple):
+    stack = [(info, 1)]
+    seen = 0
+    while stack:
+        value, depth = stack.pop()
+        seen += 1
+        if depth > limit or seen > 100_000:
+            return True
+        if _type(value) is _dict:
+            stack.extend((item, depth + 1) for item in value.values())
+        elif _type(value) is _list or _type(value) is _tuple:
+            stack.extend((item, depth + 1) for item in value)
+    return False
+
+
+def check_step_result(result, limits, _type=type, _float=float, _int=int, _bool=bool, _str=str, _dict=dict, _tuple=tuple, _isfinite=math.isfinite):
+    if _type(result) is not _tuple or len(result) != 5:
+        return failure("protocol_violation", "step() must return a 5-tuple (observation, reward, terminated, truncated, info)")
+    observation, reward, terminated, truncated, info = result
+    if _type(observation) is not _str:
+        return failure("protocol_violation", f"observation must be str, got {_type(observation).__name__}")
+    if len(observation) > limits["maxObservationBytes"]:
+        return failure("output_limit", f"observation of {len(observation)} characters exceeds {limits['maxObservationBytes']}")
+    if _type(reward) is not _float and _type(reward) is not _int:
+        return failure("protocol_violation", f"reward must be a plain int or float, got {_type(reward).__name__}")
+    if not _isfinite(reward):
+        return failure("protocol_violation", f"reward must be finite, got {_float.__repr__(_float(reward))}")
+    if _type(terminated) is not _bool or _type(truncated) is not _bool:
+        return failure("protocol_violation", "terminated and truncated must be bool")
+    if info is None:
+        info = {}
+    if _type(info) is not _dict:
+        return failure("protocol_violation", f"info must be a dict, got {_type(info).__name__}")
+    if info_depth_exceeds(info, limits["maxInfoDepth"]):
+        return failure("protocol_violation", f"info is nested deeper than {limits['maxInfoDepth']} levels")
+    return {"ok": True, "observation": observation, "reward": _float(reward), "terminated": terminated, "truncated": truncated, "info": info}
+
+
+def send_reply(reply, limits):
+    try:
+        payload = ENCODE(reply).encode("utf-8", "replace")
+    except (ValueError, TypeError, RecursionError) as error:
+        reply = failure("protocol_violation", f"reply is not serialisable: {type(error).__name__}: {error}")
+        payload = ENCODE(reply).encode("utf-8")
+    if len(payload) > limits["maxFrameBytes"]:
+        reply = failure("output_limit", f"reply of {len(payload)} bytes exceeds {limits['maxFrameBytes']}")
+        payload = ENCODE(reply).encode("utf-8")
+    data = LENGTH.pack(len(payload)) + payload
+    while data:
+        data = data[os.write(4, data):]
+    return reply.get("ok") is True
+
+
+def prepare_child(child_id, fds, limits, tmp_root):
+    """First thing in a fresh child: only its own pipes survive, then limits and the work directory."""
+    request_fd, reply_fd, output_fd = (fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in fds)
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(output_fd, 1)
+    os.dup2(output_fd, 2)
+    os.dup2(request_fd, 3)
+    os.dup2(reply_fd, 4)
+    os.closerange(5, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    sys.stdout = open(1, "w", buffering=1, closefd=False, errors="replace")
+    sys.stderr = open(2, "w", buffering=1, closefd=False, errors="replace")
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM, signal.SIGCHLD):
+        signal.signal(signum, signal.SIG_DFL)
+    workdir = f"{tmp_root}/e{child_id}"
+    os.mkdir(workdir, 0o700)
+    os.chdir(workdir)
+    apply_limits(limits)
+    return workdir
+
+
+def run_child(kind, child_id, fds, limits, tmp_root, payload, program):
+    """Body of a forked child; never returns."""
+    code = 1
+    try:
+        workdir = prepare_child(child_id, fds, limits, tmp_root)
+        if kind == "selftest":
+            send_reply(self_test(limits), limits)
+            os._exit(0)
+        seed = int(payload.get("seed", 0))
+        random.seed(seed)
+        seccomp_problem = load_seccomp()
+        if seccomp_problem is not None and limits.get("requireSeccomp"):
+            send_reply(failure("forbidden", f"seccomp is required but unavailable: {seccomp_problem}"), limits)
+            os._exit(REPORTED_EXIT)
+        install_audit_hook(workdir, 4, int(limits["maxFiles"]))
+        if kind == "probe":
+            env_code = compile(payload["env"], "env.py", "exec")
+            oracle_code = None if payload.get("oracle") is None else compile(payload["oracle"], "oracle.py", "exec")
+        else:
+            env_code, oracle_code = program
+        environment_class = find_environment_class(load_module("env", env_code))
+        oracle = None
+        if oracle_code is not None:
+            oracle = load_module("oracle", oracle_code)
+            if not callable(getattr(oracle, "act", None)):
+                raise LookupError("oracle.py must define a function act(env, observation) -> str")
+        if kind == "probe":
+            send_reply({"ok": True}, limits)
+            os._exit(0)
+        environment = environment_class()
+        observation = environment.reset(seed)
+        if type(observation) is not str:
+            reply = failure("protocol_violation", f"reset() must return str, got {type(observation).__name__}")
+        elif len(observation) > limits["maxObservationBytes"]:
+            reply = failure("output_limit", f"observation of {len(observation)} characters exceeds {limits['maxObservationBytes']}")
+        else:
+            reply = {"ok": True, "observation": observation}
+        if not send_reply(reply, limits):
+            os._exit(REPORTED_EXIT)
+        serve(environment, oracle, limits)
+        code = 0
+    except BaseException as error:  # environment code is untrusted; report every failure
+        try:
+            send_reply(exception_failure(error), limits)
+            code = REPORTED_EXIT
+        except BaseException:
+            code = 1
+    finally:
+        os._exit(code)
+
+
+def serve(environment, oracle, limits):
+    """Answers step and oracle requests until the supervisor ends the episode."""
+    while True:
+        header = read_exact(3, 4)
+        if header is None:
+            return
+        request = json.loads(read_exact(3, LENGTH.unpack(header)[0]).decode("utf-8"))
+        if request.get("op") == "step":
+            reply = check_step_result(environment.step(str(request["action"])), limits)
+        elif request.get("op") == "oracle":
+            if oracle is None:
+                reply = failure("protocol_violation", "this program was loaded without an oracle")
+            else:
+                action = oracle.act(environment, str(request["observation"]))
+                reply = {"ok": True, "action": action} if type(action) is str else failure(
+                    "protocol_violation", f"oracle act() must return str, got {type(action).__name__}")
+        else:
+            reply = failure("protocol_violation", f"unknown op {request.get('op')!r}")
+        if not send_reply(reply, limits):
+            os._exit(REPORTED_EXIT)
+
+
+def self_test(limits):
+    """Reports which protections a child really gets, probing each at the syscall layer."""
+    report = {"ok": True, "seccomp": None, "rlimits": {}, "blocked": {}, "python": sys.version.split()[0],
+              "hashSeedFixed": sys.flags.hash_randomization == 0, "uid": os.getuid()}
+    for name in ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_CORE"):
+        report["rlimits"][name] = list(resource.getrlimit(getattr(resource, name)))
+    problem = load_seccomp()
+    report["seccomp"] = "active" if problem is None else problem
+
+    def attempt(name, action):
+        try:
+            action()
+            report["blocked"][name] = False
+        except OSError as error:
+            report["blocked"][name] = error.errno in (errno.EPERM, errno.ENOSYS, errno.EACCES)
+
+    def fork_and_exit():
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+
+    import socket
+
+    attempt("fork", fork_and_exit)
+    attempt("socket", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM).close())
+    attempt("unix socket", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).close())
+    attempt("execve", lambda: os.execv("/usr/bin/true", ["true"]))
+    attempt("kill parent", lambda: os.kill(os.getppid(), 0))
+    attempt("setsid", os.setsid)
+    report["network"] = sorted(os.listdir("/sys/class/net")) if os.path.isdir("/sys/class/net") else None
+    return report
+
+
+# ---------------------------------------------------------------- zygote
+
+
+class Child:
+    """Bookkeeping for one forked child (probe, episode or self-test)."""
+
+    def __init__(self, child_id, kind, pid, request_fd, reply_fd, output_fd, limits):
+        self.id = child_id
+        self.kind = kind
+        self.pid = pid
+        self.request_fd = request_fd
+        self.reply_fd = reply_fd
+        self.output_fd = output_fd
+        self.limits = limits
+        self.reply_buffer = b""
+        self.output_tail = b""
+        self.output_bytes = 0
+        self.awaiting = True
+        self.verdict = None  # (kind, message) decided by the zygote
+        self.ending = False  # the supervisor asked for the end
+        self.reaped = False
+
+
+class Zygote:
+    def __init__(self, tmp_root):
+        self.tmp_root = tmp_root
+        self.programs = {}
+        self.children = {}  # id -> Child
+        self.by_fd = {}  # fd -> (Child, "reply" | "output")
+        self.poller = select.poll()
+        self.poller.register(0, select.POLLIN)
+        self.inbox = b""
+        self.out = os.dup(1)
+        os.dup2(2, 1)
+
+    def send(self, child_id, kind, payload):
+        data = ENVELOPE.pack(len(payload) + 5, child_id, kind) + payload
+        while data:
+            data = data[os.write(self.out, data):]
+
+    def event(self, child_id, message):
+        self.send(child_id, ord("V"), json.dumps(message).encode("utf-8"))
+
+    def run(self):
+        while True:
+            for fd, _ in self.poller.poll():
+                if fd == 0:
+                    chunk = os.read(0, 1 << 20)
+                    if not chunk:
+                        self.shutdown()
+                        return
+                    self.inbox += chunk
+                    self.dispatch()
+                elif fd in self.by_fd:
+                    child, channel = self.by_fd[fd]
+                    if channel == "reply":
+                        self.on_reply(child)
+                    else:
+                        self.on_output(child)
+
+    def dispatch(self):
+        while len(self.inbox) >= 4:
+            (length,) = LENGTH.unpack_from(self.inbox)
+            if len(self.inbox) < 4 + length:
+                return
+            _, child_id, kind = ENVELOPE.unpack_from(self.inbox)
+            payload = self.inbox[9 : 4 + length]
+            self.inbox = self.inbox[4 + length :]
+            self.handle(child_id, kind, payload)
+
+    def handle(self, child_id, kind, payload):
+        if kind == ord("R"):
+            child = self.children.get(child_id)
+            if child is None or child.verdict is not None or child.reaped:
+                self.event(child_id, {"event": "failed", "kind": "crash", "message": "the episode is not running"})
+                return
+            child.awaiting = True
+            data = LENGTH.pack(len(payload)) + payload
+            try:
+                while data:
+                    data = data[os.write(child.request_fd, data):]
+            except OSError:
+                pass  # the child is gone; its exit is reported when the reply pipe closes
+        elif kind == ord("K"):
+            self.end(child_id)
+        elif kind == ord("S"):
+            request = json.loads(payload)
+            program = self.programs.get(request["program"])
+            if program is None:
+                self.event(child_id, {"event": "failed", "kind": "crash", "message": "program is not loaded in this jail"})
+                return
+            self.fork("episode", child_id, request["limits"], request, program)
+        elif kind == ord("L"):
+            request = json.loads(payload)
+            self.fork("probe", child_id, request["limits"], request, None)
+        elif kind == ord("T"):
+            request = json.loads(payload)
+            self.fork("selftest", child_id, request["limits"], request, None)
+        elif kind == ord("U"):
+            self.programs.pop(child_id, None)
+
+    def fork(self, kind, child_id, limits, payload, program):
+        request_read, request_write = os.pipe()
+        reply_read, reply_write = os.pipe()
+        output_read, output_write = os.pipe()
+        for fd in (request_write, reply_write):
+            try:
+                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+            except OSError:
+                pass
+        pid = os.fork()
+        if pid == 0:
+            run_child(kind, child_id, (request_read, reply_write, output_write), limits, self.tmp_root, payload, program)
+        for fd in (request_read, reply_write, output_write):
+            os.close(fd)
+        for fd in (reply_read, output_read):
+            os.set_blocking(fd, False)
+        child = Child(child_id, kind, pid, request_write, reply_read, output_read, limits)
+        child.source = payload if kind == "probe" else None
+        self.children[child_id] = child
+        self.by_fd[reply_read] = (child, "reply")
+        self.by_fd[output_read] = (child, "output")
+        self.poller.register(reply_read, select.POLLIN)
+        self.poller.register(output_read, select.POLLIN)
+
+    def on_output(self, child):
+        try:
+            chunk = os.read(child.output_fd, 1 << 16)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.unwatch(child.output_fd)
+            return
+        child.output_bytes += len(chunk)
+        child.output_tail = (child.output_tail + chunk)[-4000:]
+        if child.output_bytes > child.limits["maxOutputBytes"] and child.verdict is None:
+            self.kill(child, "output_limit", f"stdout/stderr exceeded {child.limits['maxOutputBytes']} bytes")
+
+    def on_reply(self, child):
+        try:
+            chunk = os.read(child.reply_fd, 1 << 20)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.on_exit(child)
+            return
+        if child.verdict is not None:
+            return
+        child.reply_buffer += chunk
+        while len(child.reply_buffer) >= 4 and child.verdict is None:
+            (length,) = LENGTH.unpack_from(child.reply_buffer)
+            if length > child.limits["maxFrameBytes"]:
+                self.kill(child, "output_limit", f"reply of {length} bytes exceeds {child.limits['maxFrameBytes']}")
+                return
+            if len(child.reply_buffer) < 4 + length:
+                return
+            frame = child.reply_buffer[4 : 4 + length]
+            child.reply_buffer = child.reply_buffer[4 + length :]
+            if not child.awaiting:
+                self.kill(child, "protocol_violation", "the environment wrote a frame nobody asked for")
+                return
+            child.awaiting = False
+            if child.kind == "probe":
+                self.adopt_program(child, frame)
+            self.send(child.id, ord("R"), frame)
+
+    def adopt_program(self, child, frame):
+        """After a successful probe, keeps the compiled program as the template of its episodes."""
+        try:
+            ok = json.loads(frame).get("ok") is True
+        except (ValueError, AttributeError):
+            ok = False
+        if not ok:
+            return
+        source = child.source
+        try:
+            env_code = compile(source["env"], "env.py", "exec")
+            oracle_code = None if source.get("oracle") is None else compile(source["oracle"], "oracle.py", "exec")
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            return  # cannot happen after the same compile succeeded in the probe; episodes then fail to start
+        self.programs[child.id] = (env_code, oracle_code)
+
+    def kill(self, child, kind, message):
+        child.verdict = (kind, message)
+        try:
+            os.kill(child.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def unwatch(self, fd):
+        if fd in self.by_fd:
+            self.poller.unregister(fd)
+            del self.by_fd[fd]
+            os.close(fd)
+
+    def reap(self, child, patient):
+        """Waits for the child's exit; kills it when it lingers. Returns (status, cpu seconds)."""
+        for attempt in range(200 if patient else 0):
+            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+            if pid == child.pid:
+                return status, usage.ru_utime + usage.ru_stime
+            select.select([], [], [], 0.001)
+        if child.verdict is None and not child.ending:
+            child.verdict = ("protocol_violation", "the environment closed its reply channel")
+        try:
+            os.kill(child.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        _, status, usage = os.wait4(child.pid, 0)
+        return status, usage.ru_utime + usage.ru_stime
+
+    def drain_output(self, child):
+        while child.output_fd in self.by_fd:
+            try:
+                chunk = os.read(child.output_fd, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            child.output_tail = (child.output_tail + chunk)[-4000:]
+        self.unwatch(child.output_fd)
+
+    def finish(self, child, patient):
+        """Reaps the child, closes its pipes, removes its directory; returns its exit classification."""
+        status, cpu = self.reap(child, patient)
+        child.reaped = True
+        self.drain_output(child)
+        self.unwatch(child.reply_fd)
+        try:
+            os.close(child.request_fd)
+        except OSError:
+            pass
+        shutil.rmtree(f"{self.tmp_root}/e{child.id}", ignore_errors=True)
+        return self.classify(child, status, cpu)
+
+    def classify(self, child, status, cpu):
+        tail = child.output_tail.decode("utf-8", "replace")
+        if child.verdict is not None:
+            return {"event": "failed", "kind": child.verdict[0], "message": child.verdict[1], "detail": tail}
+        cpu_limit = child.limits["cpuSeconds"]
+        if os.WIFSIGNALED(status):
+            signum = os.WTERMSIG(status)
+            if signum == signal.SIGXCPU or (signum == signal.SIGKILL and cpu >= cpu_limit):
+                return {"event": "failed", "kind": "cpu_limit", "message": f"CPU limit of {cpu_limit} s exceeded", "detail": tail}
+            name = signal.Signals(signum).name if signum in signal.Signals._value2member_map_ else str(signum)
+            return {"event": "failed", "kind": "crash", "message": f"environment killed by signal {name}", "detail": tail}
+        code = os.WEXITSTATUS(status)
+        if code in (REPORTED_EXIT, FORBIDDEN_EXIT) or (child.kind != "episode" and code == 0 and not child.awaiting):
+            return {"event": "exited"}
+        return {"event": "failed", "kind": "crash", "message": f"environment exited with code {code}", "detail": tail}
+
+    def on_exit(self, child):
+        """The reply pipe closed: the child exited (or closed it, and is killed)."""
+        report = self.finish(child, patient=True)
+        self.children.pop(child.id, None)
+        if report["event"] == "failed" and not child.ending:
+            self.event(child.id, report)
+
+    def end(self, child_id):
+        child = self.children.pop(child_id, None)
+        if child is not None and not child.reaped:
+            child.ending = True
+            try:
+                os.kill(child.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.finish(child, patient=False)
+        self.event(child_id, {"event": "ended"})
+
+    def shutdown(self):
+        for child in list(self.children.values()):
+            child.ending = True
+            try:
+                os.kill(child.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for child in list(self.children.values()):
+            self.finish(child, patient=False)
+
+
+def main():
+    tmp_root = sys.argv[sys.argv.index("--tmp") + 1] if "--tmp" in sys.argv else "/tmp"
+    Zygote(tmp_root).run()
+
+
+if __name__ == "__main__":
+    main()
