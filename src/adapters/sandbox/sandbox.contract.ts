@@ -1,5 +1,11 @@
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EnvProgram, EnvSession, Sandbox, SandboxOutcome } from "../../spec/index.js";
+import type { EnvProgram, EnvSession, Sandbox, SandboxOutcome, StepResult } from "../../spec/index.js";
+import { HOSTILE_SECRET_NAME, HOSTILE_SECRET_VALUE, hostilePrograms, LEAK_PROBE, type HostileProgram } from "./hostile-programs.js";
+import type { SandboxLimits } from "./limits.js";
+import { strayProcesses } from "./process-tree.js";
 
 /** A tiny well-behaved environment whose step runs `body` (Python source, indented 8 spaces). */
 export function programWithStep(body: string): EnvProgram {
@@ -31,16 +37,40 @@ async function stepOutcome(sandbox: Sandbox, body: string) {
   return outcome;
 }
 
+/** Limits of the basic contract cases: a short call timeout keeps the timeout case fast. */
+const BASIC_LIMITS: Partial<SandboxLimits> = { callTimeoutMs: 2000, memoryBytes: 512 * 1024 * 1024 };
+/** Hostile cases that burn CPU: 2 s of CPU, and a wall clock long enough to reach it on a loaded machine. */
+const CPU_LIMITS: Partial<SandboxLimits> = { callTimeoutMs: 15_000, cpuSeconds: 2, memoryBytes: 512 * 1024 * 1024, maxStderrBytes: 256 * 1024, maxFiles: 32 };
+/** Hostile cases that block: a short wall clock, ample CPU. */
+const WALL_LIMITS: Partial<SandboxLimits> = { callTimeoutMs: 1500, cpuSeconds: 30, memoryBytes: 512 * 1024 * 1024 };
+
+/** Runs a hostile program's attack and returns the first non-`ok` outcome (or the last `ok`). */
+async function attack(session: EnvSession, fixture: HostileProgram): Promise<SandboxOutcome<string | StepResult>> {
+  if (fixture.phase === "reset") return session.reset(666);
+  unwrap(await session.reset(1));
+  let outcome: SandboxOutcome<StepResult> = await session.step("attack");
+  for (let follow = 0; follow < (fixture.followUps ?? 0) && outcome.kind === "ok"; follow += 1) {
+    outcome = await session.step("wait");
+  }
+  return outcome;
+}
+
+function observationOf(value: string | StepResult): string {
+  return typeof value === "string" ? value : value.observation;
+}
+
 /**
- * The contract every {@link Sandbox} backend must honour. Call it from the
- * backend's test file with a factory; limits should use a short call timeout
- * (about 2 s) so the timeout case stays fast.
+ * The contract every {@link Sandbox} backend must honour, including the
+ * hostile-program suite ({@link hostilePrograms}): each attack ends with its
+ * typed verdict, leaves no stray process (checked in the host's `/proc`), leaves
+ * the host unaffected, and the next episode of the same session is clean.
+ * Call it from the backend's test file with a factory taking limit overrides.
  */
-export function sandboxContract(name: string, create: () => Sandbox): void {
+export function sandboxContract(name: string, create: (limits: Partial<SandboxLimits>) => Sandbox): void {
   describe(`Sandbox contract: ${name}`, () => {
     let sandbox: Sandbox;
     beforeAll(() => {
-      sandbox = create();
+      sandbox = create(BASIC_LIMITS);
     });
     afterAll(async () => {
       await sandbox.close();
@@ -142,5 +172,100 @@ export function sandboxContract(name: string, create: () => Sandbox): void {
       const outcome = await stepOutcome(sandbox, "        x = bytearray(4 * 1024 * 1024 * 1024)");
       expect(outcome.kind).toBe("memory_limit");
     });
+
+    it("starts every episode clean: no module globals or files survive from an earlier reset", async () => {
+      const session = unwrap(await sandbox.open(LEAK_PROBE));
+      for (const seed of [1, 2, 3]) expect(unwrap(await session.reset(seed))).toBe("episodes=1 file=False");
+      await session.close();
+    });
+
+    it("gives identical transcripts across separate sandboxes (jails)", async () => {
+      const body = [
+        "        import random",
+        "        return (f'{random.random():.12f} {random.randint(0, 10**9)} {hash(action)} {hash((action, 1))}', 0.0, False, False, {})",
+      ].join("\n");
+      const transcripts: string[][] = [];
+      for (let run = 0; run < 2; run += 1) {
+        const other = create(BASIC_LIMITS);
+        const session = unwrap(await other.open(programWithStep(body)));
+        unwrap(await session.reset(11));
+        const observations: string[] = [];
+        for (const action of ["left", "right", "left"]) observations.push(unwrap(await session.step(action)).observation);
+        transcripts.push(observations);
+        await other.close();
+      }
+      expect(transcripts[0]).toEqual(transcripts[1]);
+      expect(new Set(transcripts[0]).size).toBe(3);
+    });
+
+    it("rejects a step reward outside the declared range", async () => {
+      const program = { ...programWithStep("        return ('x', 5.0, True, False, {})"), rewardRange: [0, 1] as const };
+      const session = unwrap(await sandbox.open(program));
+      unwrap(await session.reset(1));
+      const outcome = await session.step("a");
+      expect(outcome.kind).toBe("protocol_violation");
+      if (outcome.kind !== "ok") expect(outcome.message).toContain("outside the declared range");
+      await session.close();
+    });
+
+    it("reports a step before reset as a protocol violation without running code", async () => {
+      const session = unwrap(await sandbox.open(programWithStep("        pass")));
+      expect((await session.step("a")).kind).toBe("protocol_violation");
+      await session.close();
+    });
+
+    it("rejects a program source over the size cap without running it", async () => {
+      const outcome = await sandbox.open({ envSource: `# ${"x".repeat(2 * 1024 * 1024)}\n`, oracleSource: null });
+      expect(outcome.kind).toBe("protocol_violation");
+    });
+
+    it("reports a program that loops at import time (its load) as a typed failure", async () => {
+      const outcome = await sandbox.open({ envSource: "import time\ntime.sleep(1000)\n", oracleSource: null });
+      expect(outcome.kind).toBe("timeout");
+    });
+  });
+
+  describe(`Sandbox hostile suite: ${name}`, () => {
+    const hostFile = join(process.cwd(), ".envforge-hostile-marker");
+    const fixtures = hostilePrograms(homedir(), hostFile);
+    const sandboxes: Partial<Record<"cpu" | "wall", Sandbox>> = {};
+    const previousSecret = process.env[HOSTILE_SECRET_NAME];
+    beforeAll(() => {
+      process.env[HOSTILE_SECRET_NAME] = HOSTILE_SECRET_VALUE;
+      sandboxes.cpu = create(CPU_LIMITS);
+      sandboxes.wall = create(WALL_LIMITS);
+    });
+    afterAll(async () => {
+      await Promise.all(Object.values(sandboxes).map((each) => each.close()));
+      if (previousSecret === undefined) delete process.env[HOSTILE_SECRET_NAME];
+      else process.env[HOSTILE_SECRET_NAME] = previousSecret;
+      expect(existsSync(hostFile)).toBe(false);
+      expect(strayProcesses(process.pid)).toEqual([]);
+    });
+
+    it("has at least 30 hostile programs", () => {
+      expect(fixtures.length).toBeGreaterThanOrEqual(30);
+    });
+
+    for (const fixture of fixtures) {
+      it(`${fixture.name}: ${fixture.expected}, no stray process, next episode clean`, async () => {
+        const sandbox = sandboxes[fixture.limits ?? "cpu"] as Sandbox;
+        const session = unwrap(await sandbox.open(fixture.program));
+        const outcome = await attack(session, fixture);
+        expect(outcome.kind, JSON.stringify(outcome).slice(0, 600)).toBe(fixture.expected);
+        if (outcome.kind === "ok") {
+          const check = fixture.evidence;
+          if (typeof check === "function") expect(check(observationOf(outcome.value)), observationOf(outcome.value).slice(0, 300)).toBe(true);
+        } else {
+          if (typeof fixture.evidence === "string") expect(`${outcome.message}\n${outcome.detail ?? ""}`).toContain(fixture.evidence);
+          expect(strayProcesses(process.pid)).toEqual([]);
+        }
+        expect(unwrap(await session.reset(2))).toBe("ready");
+        expect(unwrap(await session.step("calm")).observation).toBe("calm");
+        await session.close();
+        expect(strayProcesses(process.pid)).toEqual([]);
+        expect(existsSync(hostFile)).toBe(false);
+      });
+    }
   });
 }

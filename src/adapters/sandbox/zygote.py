@@ -74,6 +74,8 @@ import statistics  # noqa: F401
 import string  # noqa: F401
 import textwrap  # noqa: F401
 import typing  # noqa: F401
+import _thread
+import threading
 
 SECCOMP = None
 SECCOMP_ERROR = "python3-seccomp is not installed (apt-get install -y python3-seccomp)"
@@ -92,7 +94,21 @@ LENGTH = struct.Struct(">I")
 REPORTED_EXIT = 86  # the child wrote its own failure frame, then exited
 FORBIDDEN_EXIT = 87
 PIPE_BYTES = 1024 * 1024
-ENCODE = json.JSONEncoder(allow_nan=False, default=repr, separators=(",", ":")).encode
+
+
+def make_encode(_make=json.encoder.c_make_encoder, _quote=json.encoder.encode_basestring_ascii, _join="".join, _repr=repr):
+    """A JSON encoder built straight on the C accelerator from functions captured at
+    start-up, so that an environment that patches builtins or json cannot garble replies."""
+    if _make is None:
+        return json.JSONEncoder(allow_nan=False, default=repr, separators=(",", ":")).encode
+
+    def encode(value):
+        return _join(_make({}, _repr, _quote, None, ":", ",", False, False, False)(value, 0))
+
+    return encode
+
+
+ENCODE = make_encode()
 
 # Audit events that end the episode with a `forbidden` verdict.
 FORBIDDEN_EVENTS = frozenset(
@@ -121,15 +137,15 @@ WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 # ---------------------------------------------------------------- episode child
 
 
-def read_exact(fd, count):
+def read_exact(fd, count, _read=os.read, _len=len, _join=b"".join):
     chunks = []
     while count > 0:
-        chunk = os.read(fd, count)
+        chunk = _read(fd, count)
         if not chunk:
             return None
         chunks.append(chunk)
-        count -= len(chunk)
-    return b"".join(chunks)
+        count -= _len(chunk)
+    return _join(chunks)
 
 
 def write_frame(fd, message, _encode=ENCODE, _pack=LENGTH.pack, _write=os.write):
@@ -139,8 +155,8 @@ def write_frame(fd, message, _encode=ENCODE, _pack=LENGTH.pack, _write=os.write)
         data = data[_write(fd, data):]
 
 
-def failure(kind, message, detail=""):
-    return {"ok": False, "kind": kind, "message": str(message)[:2000], "detail": str(detail)[-8000:]}
+def failure(kind, message, detail="", _str=str):
+    return {"ok": False, "kind": kind, "message": _str(message)[:2000], "detail": _str(detail)[-8000:]}
 
 
 def exception_failure(error):
@@ -198,7 +214,7 @@ def load_seccomp():
     return None
 
 
-def install_audit_hook(workdir, reply_fd, max_files):
+def install_audit_hook(workdir, reply_fd, max_files, _thread_module=_thread, _threading=threading):
     """Turns dangerous operations into a `forbidden` reply followed by an immediate exit."""
     state = [0]
     allowed_read = (STDLIB_DIR + "/", workdir + "/")
@@ -274,6 +290,15 @@ def install_audit_hook(workdir, reply_fd, max_files):
 
     sys.addaudithook(hook)
 
+    def no_threads(*args, **kwargs):
+        forbid("_thread.start_new_thread")
+
+    # Python 3.11 raises no audit event for new threads; seccomp would refuse the clone, but
+    # only as a RuntimeError, so the entry points are replaced to give a typed verdict.
+    _thread_module.start_new_thread = no_threads
+    _thread_module.start_new = no_threads
+    _threading._start_new_thread = no_threads
+
 
 def load_module(name, code):
     module = types.ModuleType(name)
@@ -298,7 +323,7 @@ def find_environment_class(module):
     return candidates[0]
 
 
-def info_depth_exceeds(info, limit, _type=type, _dict=dict, _list=list, _tuple=tuple):
+def info_depth_exceeds(info, limit, _type=type, _dict=dict, _list=list, _tuple=tuple, _values=dict.values):
     stack = [(info, 1)]
     seen = 0
     while stack:
@@ -307,20 +332,21 @@ def info_depth_exceeds(info, limit, _type=type, _dict=dict, _list=list, _tuple=t
         if depth > limit or seen > 100_000:
             return True
         if _type(value) is _dict:
-            stack.extend((item, depth + 1) for item in value.values())
+            stack.extend((item, depth + 1) for item in _values(value))
         elif _type(value) is _list or _type(value) is _tuple:
             stack.extend((item, depth + 1) for item in value)
     return False
 
 
-def check_step_result(result, limits, _type=type, _float=float, _int=int, _bool=bool, _str=str, _dict=dict, _tuple=tuple, _isfinite=math.isfinite):
-    if _type(result) is not _tuple or len(result) != 5:
+def check_step_result(result, limits, _type=type, _float=float, _int=int, _bool=bool, _str=str, _dict=dict, _tuple=tuple,
+                      _isfinite=math.isfinite, _len=len, _too_deep=info_depth_exceeds):
+    if _type(result) is not _tuple or _len(result) != 5:
         return failure("protocol_violation", "step() must return a 5-tuple (observation, reward, terminated, truncated, info)")
     observation, reward, terminated, truncated, info = result
     if _type(observation) is not _str:
         return failure("protocol_violation", f"observation must be str, got {_type(observation).__name__}")
-    if len(observation) > limits["maxObservationBytes"]:
-        return failure("output_limit", f"observation of {len(observation)} characters exceeds {limits['maxObservationBytes']}")
+    if _len(observation) > limits["maxObservationBytes"]:
+        return failure("output_limit", f"observation of {_len(observation)} characters exceeds {limits['maxObservationBytes']}")
     if _type(reward) is not _float and _type(reward) is not _int:
         return failure("protocol_violation", f"reward must be a plain int or float, got {_type(reward).__name__}")
     if not _isfinite(reward):
@@ -331,23 +357,25 @@ def check_step_result(result, limits, _type=type, _float=float, _int=int, _bool=
         info = {}
     if _type(info) is not _dict:
         return failure("protocol_violation", f"info must be a dict, got {_type(info).__name__}")
-    if info_depth_exceeds(info, limits["maxInfoDepth"]):
+    if _too_deep(info, limits["maxInfoDepth"]):
         return failure("protocol_violation", f"info is nested deeper than {limits['maxInfoDepth']} levels")
     return {"ok": True, "observation": observation, "reward": _float(reward), "terminated": terminated, "truncated": truncated, "info": info}
 
 
-def send_reply(reply, limits):
+def send_reply(reply, limits, _encode=ENCODE, _pack=LENGTH.pack, _write=os.write, _len=len, _errors=(ValueError, TypeError, RecursionError)):
+    """Encodes and writes one reply with functions captured at start-up, so that an
+    environment that patches builtins, json or os cannot garble its own replies."""
     try:
-        payload = ENCODE(reply).encode("utf-8", "replace")
-    except (ValueError, TypeError, RecursionError) as error:
-        reply = failure("protocol_violation", f"reply is not serialisable: {type(error).__name__}: {error}")
-        payload = ENCODE(reply).encode("utf-8")
-    if len(payload) > limits["maxFrameBytes"]:
-        reply = failure("output_limit", f"reply of {len(payload)} bytes exceeds {limits['maxFrameBytes']}")
-        payload = ENCODE(reply).encode("utf-8")
-    data = LENGTH.pack(len(payload)) + payload
+        payload = _encode(reply).encode("utf-8", "replace")
+    except _errors as error:
+        reply = failure("protocol_violation", f"reply is not serialisable: {error.__class__.__name__}")
+        payload = _encode(reply).encode("utf-8")
+    if _len(payload) > limits["maxFrameBytes"]:
+        reply = failure("output_limit", f"reply of {_len(payload)} bytes exceeds {limits['maxFrameBytes']}")
+        payload = _encode(reply).encode("utf-8")
+    data = _pack(_len(payload)) + payload
     while data:
-        data = data[os.write(4, data):]
+        data = data[_write(4, data):]
     return reply.get("ok") is True
 
 
@@ -423,26 +451,28 @@ def run_child(kind, child_id, fds, limits, tmp_root, payload, program):
         os._exit(code)
 
 
-def serve(environment, oracle, limits):
+def serve(environment, oracle, limits, _read=read_exact, _unpack=LENGTH.unpack, _loads=json.loads, _str=str,
+          _type=type, _check=check_step_result, _send=send_reply, _failure=failure, _exit=os._exit):
     """Answers step and oracle requests until the supervisor ends the episode."""
     while True:
-        header = read_exact(3, 4)
+        header = _read(3, 4)
         if header is None:
             return
-        request = json.loads(read_exact(3, LENGTH.unpack(header)[0]).decode("utf-8"))
-        if request.get("op") == "step":
-            reply = check_step_result(environment.step(str(request["action"])), limits)
-        elif request.get("op") == "oracle":
+        request = _loads(_read(3, _unpack(header)[0]).decode("utf-8"))
+        op = request.get("op")
+        if op == "step":
+            reply = _check(environment.step(_str.__str__(request["action"])), limits)
+        elif op == "oracle":
             if oracle is None:
-                reply = failure("protocol_violation", "this program was loaded without an oracle")
+                reply = _failure("protocol_violation", "this program was loaded without an oracle")
             else:
-                action = oracle.act(environment, str(request["observation"]))
-                reply = {"ok": True, "action": action} if type(action) is str else failure(
-                    "protocol_violation", f"oracle act() must return str, got {type(action).__name__}")
+                action = oracle.act(environment, _str.__str__(request["observation"]))
+                reply = {"ok": True, "action": action} if _type(action) is _str else _failure(
+                    "protocol_violation", f"oracle act() must return str, got {_type(action).__name__}")
         else:
-            reply = failure("protocol_violation", f"unknown op {request.get('op')!r}")
-        if not send_reply(reply, limits):
-            os._exit(REPORTED_EXIT)
+            reply = _failure("protocol_violation", f"unknown op {op!r}")
+        if not _send(reply, limits):
+            _exit(REPORTED_EXIT)
 
 
 def self_test(limits):
@@ -507,6 +537,7 @@ class Zygote:
         self.tmp_root = tmp_root
         self.programs = {}
         self.children = {}  # id -> Child
+        self.finished = {}  # id -> failure report of a child that exited on its own, until the supervisor ends it
         self.by_fd = {}  # fd -> (Child, "reply" | "output")
         self.poller = select.poll()
         self.poller.register(0, select.POLLIN)
@@ -552,8 +583,12 @@ class Zygote:
     def handle(self, child_id, kind, payload):
         if kind == ord("R"):
             child = self.children.get(child_id)
-            if child is None or child.verdict is not None or child.reaped:
-                self.event(child_id, {"event": "failed", "kind": "crash", "message": "the episode is not running"})
+            if child is not None and child.verdict is not None:
+                self.event(child_id, {"event": "failed", "kind": child.verdict[0], "message": child.verdict[1]})
+                return
+            if child is None or child.reaped:
+                report = self.finished.get(child_id) or {"event": "failed", "kind": "crash", "message": "the episode is not running"}
+                self.event(child_id, report)
                 return
             child.awaiting = True
             data = LENGTH.pack(len(payload)) + payload
@@ -735,9 +770,11 @@ class Zygote:
         report = self.finish(child, patient=True)
         self.children.pop(child.id, None)
         if report["event"] == "failed" and not child.ending:
+            self.finished[child.id] = report
             self.event(child.id, report)
 
     def end(self, child_id):
+        self.finished.pop(child_id, None)
         child = self.children.pop(child_id, None)
         if child is not None and not child.reaped:
             child.ending = True

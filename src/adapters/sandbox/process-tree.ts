@@ -1,0 +1,60 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+/** One process as seen in the host's `/proc`. */
+export interface ProcessEntry {
+  readonly pid: number;
+  readonly parentPid: number;
+  /** Command line, arguments joined by spaces. */
+  readonly commandLine: string;
+  /** Resident memory in bytes. */
+  readonly residentBytes: number;
+}
+
+function readProcess(pid: number): ProcessEntry | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const afterName = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const parentPid = Number(afterName[1]);
+    const residentPages = Number(afterName[21]);
+    const commandLine = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+    return { pid, parentPid, commandLine, residentBytes: residentPages * 4096 };
+  } catch {
+    return null; // exited while we looked
+  }
+}
+
+/** Every process under `rootPid` (not including it), from the host's `/proc`. Linux only. */
+export function descendantsOf(rootPid: number): ProcessEntry[] {
+  const entries = readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map((name) => readProcess(Number(name)))
+    .filter((entry): entry is ProcessEntry => entry !== null);
+  const children = new Map<number, ProcessEntry[]>();
+  for (const entry of entries) children.set(entry.parentPid, [...(children.get(entry.parentPid) ?? []), entry]);
+  const found: ProcessEntry[] = [];
+  const queue = [rootPid];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift() as number) ?? []) {
+      found.push(child);
+      queue.push(child.pid);
+    }
+  }
+  return found;
+}
+
+/**
+ * Processes under `rootPid` that are not sandbox infrastructure: anything other
+ * than `bwrap` and the zygotes themselves (a zygote's forked episode processes
+ * share its command line, so they are told apart by their parent).
+ */
+export function strayProcesses(rootPid: number): ProcessEntry[] {
+  const all = descendantsOf(rootPid);
+  const byPid = new Map(all.map((entry) => [entry.pid, entry]));
+  const isBwrap = (entry: ProcessEntry) => entry.commandLine.startsWith("bwrap ") || entry.commandLine.includes("/bwrap ");
+  const isZygote = (entry: ProcessEntry) => !isBwrap(entry) && entry.commandLine.includes("zygote.py");
+  return all.filter((entry) => {
+    if (isBwrap(entry)) return false;
+    const parent = byPid.get(entry.parentPid);
+    return !(isZygote(entry) && !(parent && isZygote(parent)));
+  });
+}
