@@ -7,7 +7,7 @@ import { LazyModel, RUN_FILES, runSelfPlay, type SelfPlayResult } from "../core/
 import { readCorpus } from "../adapters/corpus/index.js";
 import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
 import { loadSeedPackages } from "../adapters/package-files/index.js";
-import { BwrapSandbox } from "../adapters/sandbox/index.js";
+import { openSandbox } from "../adapters/sandbox/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
 import { NoopTrainer } from "../adapters/trainer/index.js";
 import { createProgressDisplay } from "./progress-display.js";
@@ -84,7 +84,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const stored = resume ? readStoredConfig(storePath) : undefined;
   // a resumed run continues with its stored config; a config file and flags given now override it
   const config = resolveRunConfig(flags, stored ?? {});
-  const sandbox = new BwrapSandbox({ limits: { callTimeoutMs: config.sandbox.callTimeoutMs, memoryBytes: config.sandbox.memoryMb * 1024 * 1024 } });
+  const sandbox = openSandbox(config.sandbox);
   const corpus = readCorpus(config.corpus.path);
   const seeds = loadSeedPackages();
   const store = new SqliteStore(storePath);

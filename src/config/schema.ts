@@ -137,12 +137,20 @@ export const ConfigSchema = z
       .prefault({}),
     sandbox: z
       .object({
-        /** Sandbox backend. @default "bwrap" */
-        backend: z.enum(["bwrap"]).default("bwrap"),
+        /** Sandbox backend: `bwrap` (bubblewrap jails) or `process` (no namespaces; needs `trustedCode`). @default "bwrap" */
+        backend: z.enum(["bwrap", "process"]).default("bwrap"),
+        /** States that environment code is trusted; required by the `process` backend. @default false */
+        trustedCode: z.boolean().default(false),
         /** Wall-clock limit per environment call, milliseconds. @default 10000 */
         callTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
-        /** Address-space limit per environment process, MiB. @default 1024 */
+        /** Address-space limit per episode process, MiB. @default 1024 */
         memoryMb: z.number().int().min(64).max(65_536).default(1024),
+        /** CPU-time limit per episode, seconds (hard limit one second more). @default 30 */
+        cpuSeconds: z.number().int().min(1).max(3600).default(30),
+        /** Jails (zygote processes) running episodes in parallel. @default 1 */
+        workers: z.number().int().min(1).max(64).default(1),
+        /** A jail is replaced by a fresh one after this many episodes. @default 1000 */
+        recycleAfterEpisodes: z.number().int().min(1).default(1000),
       })
       .strict()
       .prefault({}),

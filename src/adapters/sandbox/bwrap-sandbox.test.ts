@@ -1,4 +1,84 @@
-import { sandboxContract } from "./sandbox.contract.js";
+import { afterAll, describe, expect, it } from "vitest";
+import type { EnvSession, SandboxOutcome } from "../../spec/index.js";
 import { BwrapSandbox } from "./bwrap-sandbox.js";
+import { descendantsOf } from "./process-tree.js";
+import { programWithStep, sandboxContract } from "./sandbox.contract.js";
 
 sandboxContract("bwrap", (limits) => new BwrapSandbox({ limits }));
+
+function unwrap<T>(outcome: SandboxOutcome<T>): T {
+  if (outcome.kind !== "ok") throw new Error(`expected ok, got ${outcome.kind}: ${outcome.message}`);
+  return outcome.value;
+}
+
+describe("BwrapSandbox jails", () => {
+  const sandboxes: BwrapSandbox[] = [];
+  const create = (options: ConstructorParameters<typeof BwrapSandbox>[0] = {}) => {
+    const sandbox = new BwrapSandbox({ ...options, limits: { callTimeoutMs: 3000, ...options.limits } });
+    sandboxes.push(sandbox);
+    return sandbox;
+  };
+  afterAll(async () => {
+    await Promise.all(sandboxes.map((sandbox) => sandbox.close()));
+  });
+
+  it("self-test: seccomp refuses fork, sockets, execve, kill of the parent and setsid; no network, no /etc, no home; rlimits set", async () => {
+    const report = await create({ limits: { cpuSeconds: 7 } }).selfTest();
+    if ("error" in report) throw new Error(report.error);
+    expect(report.seccomp).toBe("active");
+    expect(report.blocked).toEqual({ fork: true, socket: true, "unix socket": true, execve: true, "kill parent": true, setsid: true });
+    expect(report.network).toBe("isolated");
+    expect(report.etcVisible).toBe(false);
+    expect(report.homeVisible).toBe(false);
+    expect(report.hashSeedFixed).toBe(true);
+    expect(report.uid).toBe(65534);
+    expect(report.rlimits.RLIMIT_CPU).toEqual([7, 8]);
+    expect(report.rlimits.RLIMIT_CORE).toEqual([0, 0]);
+  });
+
+  it("recycles a jail after the configured number of episodes, and the session carries on in the new one", async () => {
+    const sandbox = create({ recycleAfterEpisodes: 2 });
+    const session: EnvSession = unwrap(await sandbox.open(programWithStep("        pass")));
+    const jailsSeen = new Set<number>();
+    for (let episode = 0; episode < 5; episode += 1) {
+      expect(unwrap(await session.reset(episode))).toBe(`seed ${episode}`);
+      expect(unwrap(await session.step("a")).observation).toBe("ok");
+      for (const pid of sandbox.jailProcessIds()) jailsSeen.add(pid);
+    }
+    expect(jailsSeen.size).toBe(3);
+    await session.close();
+    expect(sandbox.jailProcessIds().length).toBeLessThanOrEqual(1);
+  });
+
+  it("survives the death of a whole jail: the live episode gets a crash, the next reset starts a fresh jail", async () => {
+    const sandbox = create();
+    const session = unwrap(await sandbox.open(programWithStep("        pass")));
+    unwrap(await session.reset(1));
+    const [pid] = sandbox.jailProcessIds();
+    process.kill(-(pid as number), "SIGKILL");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await session.step("a")).kind).toBe("crash");
+    expect(unwrap(await session.reset(2))).toBe("seed 2");
+    expect(sandbox.jailProcessIds()).not.toContain(pid);
+    await session.close();
+  });
+
+  it("runs sessions on several workers in parallel, one jail each", async () => {
+    const sandbox = create({ workers: 2 });
+    const sessions = await Promise.all([0, 1].map(async () => unwrap(await sandbox.open(programWithStep("        pass")))));
+    const observations = await Promise.all(sessions.map(async (session, index) => unwrap(await session.reset(index))));
+    expect(observations).toEqual(["seed 0", "seed 1"]);
+    expect(sandbox.jailProcessIds()).toHaveLength(2);
+    await Promise.all(sessions.map((session) => session.close()));
+  });
+
+  it("leaves no process behind after close", async () => {
+    const sandbox = new BwrapSandbox();
+    const session = unwrap(await sandbox.open(programWithStep("        pass")));
+    unwrap(await session.reset(1));
+    const [pid] = sandbox.jailProcessIds();
+    expect(descendantsOf(process.pid).some((entry) => entry.pid === pid)).toBe(true);
+    await sandbox.close();
+    expect(descendantsOf(process.pid).some((entry) => entry.pid === pid)).toBe(false);
+  });
+});

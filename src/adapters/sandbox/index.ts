@@ -6,3 +6,4 @@ export { BwrapSandbox, bwrapJailArgs, type BwrapSandboxOptions } from "./bwrap-s
 export { ProcessSandbox, PROCESS_SANDBOX_WARNING, type ProcessSandboxOptions } from "./process-sandbox.js";
 export { ZygoteSandbox, ZYGOTE_PATH, type ZygoteLauncher, type ZygoteSandboxOptions } from "./zygote-sandbox.js";
 export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits.js";
+export { openSandbox, type SandboxSettings } from "./open-sandbox.js";

@@ -1,11 +1,29 @@
 import { fileURLToPath } from "node:url";
 import type { EnvProgram, EnvSession, Sandbox, SandboxOutcome } from "../../spec/index.js";
 import { Jail, type ZygoteCommand } from "./jail.js";
-import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits.js";
+import { DEFAULT_SANDBOX_LIMITS, zygoteLimits, type SandboxLimits } from "./limits.js";
 import { ZygoteSession, type JailSource } from "./zygote-session.js";
 
 /** Path of the Python zygote shipped next to this module. */
 export const ZYGOTE_PATH = fileURLToPath(new URL("./zygote.py", import.meta.url));
+
+/** What a self-test child found about its own confinement (see `self_test` in `zygote.py`). */
+export interface SandboxSelfTest {
+  /** rlimit name → [soft, hard] (-1 = unlimited). */
+  readonly rlimits: Readonly<Record<string, readonly [number, number]>>;
+  /** `active`, or why the filter is missing. */
+  readonly seccomp: string;
+  /** Operation → whether the kernel refused it (EPERM/ENOSYS) at the syscall layer. */
+  readonly blocked: Readonly<Record<string, boolean>>;
+  /** `isolated` (no route out), `reachable`, or an errno. */
+  readonly network: string;
+  readonly homeVisible: boolean;
+  readonly etcVisible: boolean;
+  readonly hashSeedFixed: boolean;
+  readonly uid: number;
+  /** Python version inside the jail. */
+  readonly python: string;
+}
 
 /** Options shared by the zygote backends. */
 export interface ZygoteSandboxOptions {
@@ -78,6 +96,27 @@ export class ZygoteSandbox implements Sandbox {
     this.retiring.clear();
     await Promise.all(jails.map((jail) => jail.close()));
     this.launcher.dispose();
+  }
+
+  /**
+   * Forks one self-test child in a jail and returns what it found: rlimits,
+   * whether seccomp loaded and which syscalls it refused (fork, sockets, execve,
+   * kill of the parent, setsid), whether the network is reachable, whether
+   * `/etc/passwd` or a home directory are visible. Used by `envforge sandbox doctor`.
+   */
+  async selfTest(): Promise<SandboxSelfTest | { readonly error: string }> {
+    const jail = this.jailFor(0);
+    const id = this.jailSource().nextId();
+    const reply = await new Promise<string>((resolve) => {
+      const timer = setTimeout(() => resolve(JSON.stringify({ error: "self-test timed out" })), this.limits.callTimeoutMs);
+      jail.listen(id, (message) => {
+        clearTimeout(timer);
+        resolve(message.kind === "reply" ? message.payload.toString("utf8") : JSON.stringify({ error: message.failure.message }));
+      });
+      jail.send(id, "T", JSON.stringify({ limits: zygoteLimits(this.limits) }));
+    });
+    await jail.end(id);
+    return JSON.parse(reply) as SandboxSelfTest | { readonly error: string };
   }
 
   /** Process ids of the live jails' outermost processes (for diagnostics and tests). */

@@ -476,11 +476,25 @@ def serve(environment, oracle, limits, _read=read_exact, _unpack=LENGTH.unpack, 
 
 
 def self_test(limits):
-    """Reports which protections a child really gets, probing each at the syscall layer."""
+    """Reports which protections a child really gets, probing each at the syscall layer
+    (no audit hook here, so that seccomp and the namespaces are tested on their own)."""
+    import socket
+
     report = {"ok": True, "seccomp": None, "rlimits": {}, "blocked": {}, "python": sys.version.split()[0],
-              "hashSeedFixed": sys.flags.hash_randomization == 0, "uid": os.getuid()}
-    for name in ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_CORE"):
+              "hashSeedFixed": sys.flags.hash_randomization == 0, "uid": os.getuid(), "network": None}
+    for name in ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_CORE"):
         report["rlimits"][name] = list(resource.getrlimit(getattr(resource, name)))
+    try:
+        probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: routing decides, nothing is sent
+            report["network"] = "reachable"
+        finally:
+            probe.close()
+    except OSError as error:
+        report["network"] = "isolated" if error.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH) else f"error {error.errno}"
+    report["homeVisible"] = any(os.path.isdir(path) for path in ("/root", "/home"))
+    report["etcVisible"] = os.path.exists("/etc/passwd")
     problem = load_seccomp()
     report["seccomp"] = "active" if problem is None else problem
 
@@ -497,15 +511,12 @@ def self_test(limits):
             os._exit(0)
         os.waitpid(pid, 0)
 
-    import socket
-
     attempt("fork", fork_and_exit)
     attempt("socket", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM).close())
     attempt("unix socket", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).close())
     attempt("execve", lambda: os.execv("/usr/bin/true", ["true"]))
     attempt("kill parent", lambda: os.kill(os.getppid(), 0))
     attempt("setsid", os.setsid)
-    report["network"] = sorted(os.listdir("/sys/class/net")) if os.path.isdir("/sys/class/net") else None
     return report
 
 

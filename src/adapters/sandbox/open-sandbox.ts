@@ -1,0 +1,33 @@
+import type { Sandbox } from "../../spec/index.js";
+import { BwrapSandbox } from "./bwrap-sandbox.js";
+import { ProcessSandbox } from "./process-sandbox.js";
+
+/** The sandbox settings of the configuration (`config.sandbox`). */
+export interface SandboxSettings {
+  readonly backend: "bwrap" | "process";
+  readonly trustedCode: boolean;
+  /** milliseconds */
+  readonly callTimeoutMs: number;
+  /** MiB */
+  readonly memoryMb: number;
+  /** seconds */
+  readonly cpuSeconds: number;
+  readonly workers: number;
+  readonly recycleAfterEpisodes: number;
+}
+
+/**
+ * The one place a sandbox backend is chosen from configuration.
+ * @throws SandboxUnavailableError when the backend cannot start here, or `process` is chosen without `trustedCode`
+ */
+export function openSandbox(settings: SandboxSettings, warn?: (message: string) => void): Sandbox {
+  const common = {
+    limits: { callTimeoutMs: settings.callTimeoutMs, memoryBytes: settings.memoryMb * 1024 * 1024, cpuSeconds: settings.cpuSeconds },
+    workers: settings.workers,
+    recycleAfterEpisodes: settings.recycleAfterEpisodes,
+  };
+  if (settings.backend === "process") {
+    return new ProcessSandbox({ ...common, trustedCode: settings.trustedCode, ...(warn ? { warn } : {}) });
+  }
+  return new BwrapSandbox(common);
+}
