@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { EnvforgeError } from "../spec/index.js";
 import { runCommand } from "./run-command.js";
+import { benchSandboxCommand, sandboxDoctorCommand } from "./sandbox-commands.js";
 
 function integer(name: string, min: number) {
   return (value: string): number => {
@@ -30,6 +31,34 @@ program
   .addHelpText("after", "\nExit codes: 0 done; 1 the model never answered; 2 bad flags, config or machine set-up.")
   .action(async (flags) => {
     process.exitCode = await runCommand(flags);
+  });
+
+function backendName(value: string): "bwrap" | "process" {
+  if (value !== "bwrap" && value !== "process") throw new InvalidArgumentError("--backend must be bwrap or process");
+  return value;
+}
+
+program
+  .command("sandbox")
+  .description("sandbox tools")
+  .command("doctor")
+  .description("show which sandbox protections are active on this machine, and how to enable the missing ones")
+  .option("--backend <name>", "bwrap | process (config: sandbox.backend)", backendName)
+  .option("--json", "print JSON")
+  .addHelpText("after", "\nExit codes: 0 namespaces and seccomp active; 1 something essential missing.")
+  .action(async (flags) => {
+    process.exitCode = await sandboxDoctorCommand(flags);
+  });
+
+program
+  .command("bench")
+  .description("benchmarks")
+  .command("sandbox")
+  .description("sandbox vs unisolated Python vs spawn-per-call on the seed environments")
+  .option("--json", "print JSON (with stepVsUnisolated and episodeStartVsSpawn)")
+  .option("--seconds <n>", "seconds of each throughput run", integer("--seconds", 1))
+  .action(async (flags) => {
+    process.exitCode = await benchSandboxCommand(flags);
   });
 
 try {

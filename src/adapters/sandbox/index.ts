@@ -7,3 +7,6 @@ export { ProcessSandbox, PROCESS_SANDBOX_WARNING, type ProcessSandboxOptions } f
 export { ZygoteSandbox, ZYGOTE_PATH, type ZygoteLauncher, type ZygoteSandboxOptions } from "./zygote-sandbox.js";
 export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits.js";
 export { openSandbox, type SandboxSettings } from "./open-sandbox.js";
+export { cgroupStatus, diagnoseSandbox, formatDiagnosis, type ProtectionStatus } from "./doctor.js";
+export { benchmarkSandbox, formatSandboxBench, percentiles, type BenchEnvironment, type Percentiles, type SandboxBenchOptions, type SandboxBenchResult, type Throughput } from "./bench.js";
+export type { SandboxSelfTest } from "./zygote-sandbox.js";

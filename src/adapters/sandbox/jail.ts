@@ -104,8 +104,18 @@ export class Jail {
     });
   }
 
-  /** Kills the whole jail (its process group) and waits for it to exit. */
-  async close(): Promise<void> {
+  /**
+   * Closes the jail: the zygote sees its input end, kills and reaps every child
+   * and exits; after `graceMs` the whole process group is killed regardless.
+   */
+  async close(graceMs = 2000): Promise<void> {
+    this.retired = true;
+    if (!this.dead) {
+      this.process.stdin?.end();
+      const timer = setTimeout(() => this.kill(), graceMs);
+      await this.exitPromise;
+      clearTimeout(timer);
+    }
     this.kill();
     await this.exitPromise;
   }

@@ -4,6 +4,8 @@ import { readdirSync, readFileSync } from "node:fs";
 export interface ProcessEntry {
   readonly pid: number;
   readonly parentPid: number;
+  /** Process group id. */
+  readonly groupId: number;
   /** Command line, arguments joined by spaces. */
   readonly commandLine: string;
   /** Resident memory in bytes. */
@@ -15,9 +17,10 @@ function readProcess(pid: number): ProcessEntry | null {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const afterName = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     const parentPid = Number(afterName[1]);
+    const groupId = Number(afterName[2]);
     const residentPages = Number(afterName[21]);
     const commandLine = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
-    return { pid, parentPid, commandLine, residentBytes: residentPages * 4096 };
+    return { pid, parentPid, groupId, commandLine, residentBytes: residentPages * 4096 };
   } catch {
     return null; // exited while we looked
   }
@@ -44,8 +47,11 @@ export function descendantsOf(rootPid: number): ProcessEntry[] {
 
 /**
  * Processes under `rootPid` that are not sandbox infrastructure: anything other
- * than `bwrap` and the zygotes themselves (a zygote's forked episode processes
- * share its command line, so they are told apart by their parent).
+ * than `bwrap`, the zygotes themselves, and their idle spare children. A
+ * zygote's forked processes share its command line; an idle spare stays in the
+ * zygote's process group, while a child that runs (or ran) environment code
+ * leads its own group (set before any environment code, and seccomp then
+ * refuses `setpgid`).
  */
 export function strayProcesses(rootPid: number): ProcessEntry[] {
   const all = descendantsOf(rootPid);
@@ -55,6 +61,8 @@ export function strayProcesses(rootPid: number): ProcessEntry[] {
   return all.filter((entry) => {
     if (isBwrap(entry)) return false;
     const parent = byPid.get(entry.parentPid);
-    return !(isZygote(entry) && !(parent && isZygote(parent)));
+    if (!isZygote(entry)) return true;
+    if (!parent || !isZygote(parent)) return false; // a zygote
+    return entry.groupId !== parent.groupId; // an active episode; an idle spare shares its zygote's group
   });
 }

@@ -55,6 +55,16 @@ async function attack(session: EnvSession, fixture: HostileProgram): Promise<San
   return outcome;
 }
 
+/** Stray processes under the test process, after a grace period of up to 1 s for ones being reaped. */
+async function strays() {
+  let found = strayProcesses(process.pid);
+  for (let attempt = 0; attempt < 20 && found.length > 0; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    found = strayProcesses(process.pid);
+  }
+  return found;
+}
+
 function observationOf(value: string | StepResult): string {
   return typeof value === "string" ? value : value.observation;
 }
@@ -240,7 +250,7 @@ export function sandboxContract(name: string, create: (limits: Partial<SandboxLi
       if (previousSecret === undefined) delete process.env[HOSTILE_SECRET_NAME];
       else process.env[HOSTILE_SECRET_NAME] = previousSecret;
       expect(existsSync(hostFile)).toBe(false);
-      expect(strayProcesses(process.pid)).toEqual([]);
+      expect(await strays()).toEqual([]);
     });
 
     it("has at least 30 hostile programs", () => {
@@ -258,12 +268,12 @@ export function sandboxContract(name: string, create: (limits: Partial<SandboxLi
           if (typeof check === "function") expect(check(observationOf(outcome.value)), observationOf(outcome.value).slice(0, 300)).toBe(true);
         } else {
           if (typeof fixture.evidence === "string") expect(`${outcome.message}\n${outcome.detail ?? ""}`).toContain(fixture.evidence);
-          expect(strayProcesses(process.pid)).toEqual([]);
+          expect(await strays()).toEqual([]);
         }
         expect(unwrap(await session.reset(2))).toBe("ready");
         expect(unwrap(await session.step("calm")).observation).toBe("calm");
         await session.close();
-        expect(strayProcesses(process.pid)).toEqual([]);
+        expect(await strays()).toEqual([]);
         expect(existsSync(hostFile)).toBe(false);
       });
     }

@@ -128,7 +128,7 @@ export class ZygoteSandbox implements Sandbox {
     return {
       jailFor: (slot) => this.jailFor(slot),
       nextId: () => {
-        this.nextChildId = this.nextChildId >= 0xfffffff0 ? 1 : this.nextChildId + 1;
+        this.nextChildId = this.nextChildId >= 0x7ffffff0 ? 1 : this.nextChildId + 1; // the zygote numbers its spares from 0x80000000
         return this.nextChildId;
       },
       episodeStarted: (jail) => {

@@ -92,7 +92,9 @@ export class ZygoteSession implements EnvSession {
 
   async reset(seed: number): Promise<SandboxOutcome<string>> {
     if (this.closed) return { kind: "protocol_violation", message: "session closed" };
-    await this.endEpisode();
+    // the zygote handles messages in order: the previous episode ends before the next one starts,
+    // so its confirmation need not be awaited here
+    void this.endEpisode();
     const jail = this.jails.jailFor(this.slot);
     if (this.loaded?.jail !== jail) {
       const loaded = await this.load();

@@ -94,6 +94,8 @@ LENGTH = struct.Struct(">I")
 REPORTED_EXIT = 86  # the child wrote its own failure frame, then exited
 FORBIDDEN_EXIT = 87
 PIPE_BYTES = 1024 * 1024
+SPARE_IDS = 0x80000000  # ids of spare children; the supervisor's ids stay below
+SPARE_IDLE_MS = 1  # idle time before a spare is forked
 
 
 def make_encode(_make=json.encoder.c_make_encoder, _quote=json.encoder.encode_basestring_ascii, _join="".join, _repr=repr):
@@ -408,13 +410,20 @@ def run_child(kind, child_id, fds, limits, tmp_root, payload, program):
         if kind == "selftest":
             send_reply(self_test(limits), limits)
             os._exit(0)
-        seed = int(payload.get("seed", 0))
-        random.seed(seed)
+        if kind == "spare":
+            # forked ahead of time: wait for the episode's start message (before any environment code)
+            header = read_exact(3, 4)
+            if header is None:
+                os._exit(0)
+            payload = json.loads(read_exact(3, LENGTH.unpack(header)[0]).decode("utf-8"))
+        os.setpgid(0, 0)  # an active child leads its own process group; idle spares stay in the zygote's
         seccomp_problem = load_seccomp()
         if seccomp_problem is not None and limits.get("requireSeccomp"):
             send_reply(failure("forbidden", f"seccomp is required but unavailable: {seccomp_problem}"), limits)
             os._exit(REPORTED_EXIT)
         install_audit_hook(workdir, 4, int(limits["maxFiles"]))
+        seed = int(payload.get("seed", 0))
+        random.seed(seed)
         if kind == "probe":
             env_code = compile(payload["env"], "env.py", "exec")
             oracle_code = None if payload.get("oracle") is None else compile(payload["oracle"], "oracle.py", "exec")
@@ -541,13 +550,19 @@ class Child:
         self.verdict = None  # (kind, message) decided by the zygote
         self.ending = False  # the supervisor asked for the end
         self.reaped = False
+        self.workdir = None
+        self.program_id = None  # set on spares: the program they were forked for
 
 
 class Zygote:
     def __init__(self, tmp_root):
         self.tmp_root = tmp_root
         self.programs = {}
-        self.children = {}  # id -> Child
+        self.children = {}  # id -> Child (probes, episodes, self-tests and spares)
+        self.spares = {}  # program id -> id of a child forked ahead for its next episode
+        self.wanted_spares = set()  # programs whose spare should be forked when idle
+        self.program_limits = {}  # program id -> limits of its load request
+        self.next_spare_id = SPARE_IDS
         self.finished = {}  # id -> failure report of a child that exited on its own, until the supervisor ends it
         self.by_fd = {}  # fd -> (Child, "reply" | "output")
         self.poller = select.poll()
@@ -566,7 +581,12 @@ class Zygote:
 
     def run(self):
         while True:
-            for fd, _ in self.poller.poll():
+            # fork spare episode processes only when idle, so that no reply waits behind a fork
+            events = self.poller.poll(SPARE_IDLE_MS if self.wanted_spares else None)
+            if not events:
+                self.fork_spare(self.wanted_spares.pop())
+                continue
+            for fd, _ in events:
                 if fd == 0:
                     chunk = os.read(0, 1 << 20)
                     if not chunk:
@@ -601,22 +621,28 @@ class Zygote:
                 report = self.finished.get(child_id) or {"event": "failed", "kind": "crash", "message": "the episode is not running"}
                 self.event(child_id, report)
                 return
-            child.awaiting = True
-            data = LENGTH.pack(len(payload)) + payload
-            try:
-                while data:
-                    data = data[os.write(child.request_fd, data):]
-            except OSError:
-                pass  # the child is gone; its exit is reported when the reply pipe closes
+            self.deliver(child, payload)
         elif kind == ord("K"):
             self.end(child_id)
         elif kind == ord("S"):
             request = json.loads(payload)
-            program = self.programs.get(request["program"])
+            program_id = request["program"]
+            program = self.programs.get(program_id)
             if program is None:
                 self.event(child_id, {"event": "failed", "kind": "crash", "message": "program is not loaded in this jail"})
                 return
-            self.fork("episode", child_id, request["limits"], request, program)
+            spare = self.children.pop(self.spares.pop(program_id, -1), None)
+            if spare is not None and spare.limits == request["limits"] and spare.verdict is None and not spare.reaped:
+                spare.id = child_id
+                spare.kind = "episode"
+                self.children[child_id] = spare
+                self.deliver(spare, payload)
+            else:
+                if spare is not None:
+                    self.children[spare.id] = spare
+                    self.end(spare.id, quiet=True)
+                self.fork("episode", child_id, request["limits"], request, program)
+            self.wanted_spares.add(program_id)
         elif kind == ord("L"):
             request = json.loads(payload)
             self.fork("probe", child_id, request["limits"], request, None)
@@ -625,6 +651,29 @@ class Zygote:
             self.fork("selftest", child_id, request["limits"], request, None)
         elif kind == ord("U"):
             self.programs.pop(child_id, None)
+            self.wanted_spares.discard(child_id)
+            spare_id = self.spares.pop(child_id, None)
+            if spare_id is not None:
+                self.end(spare_id, quiet=True)
+
+    def deliver(self, child, payload):
+        """Writes one request to a child (never blocks: the pipe is empty and 1 MiB large)."""
+        child.awaiting = True
+        data = LENGTH.pack(len(payload)) + payload
+        try:
+            while data:
+                data = data[os.write(child.request_fd, data):]
+        except OSError:
+            pass  # the child is gone; its exit is reported when the reply pipe closes
+
+    def fork_spare(self, program_id):
+        program = self.programs.get(program_id)
+        if program is None or program_id in self.spares:
+            return
+        self.next_spare_id = self.next_spare_id + 1 if self.next_spare_id < 0xFFFFFFF0 else SPARE_IDS
+        limits = self.program_limits[program_id]
+        self.fork("spare", self.next_spare_id, limits, {}, program)
+        self.spares[program_id] = self.next_spare_id
 
     def fork(self, kind, child_id, limits, payload, program):
         request_read, request_write = os.pipe()
@@ -643,12 +692,15 @@ class Zygote:
         for fd in (reply_read, output_read):
             os.set_blocking(fd, False)
         child = Child(child_id, kind, pid, request_write, reply_read, output_read, limits)
+        child.workdir = f"{self.tmp_root}/e{child_id}"
         child.source = payload if kind == "probe" else None
+        child.awaiting = kind != "spare"
         self.children[child_id] = child
         self.by_fd[reply_read] = (child, "reply")
         self.by_fd[output_read] = (child, "output")
         self.poller.register(reply_read, select.POLLIN)
         self.poller.register(output_read, select.POLLIN)
+        return child
 
     def on_output(self, child):
         try:
@@ -706,6 +758,8 @@ class Zygote:
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return  # cannot happen after the same compile succeeded in the probe; episodes then fail to start
         self.programs[child.id] = (env_code, oracle_code)
+        self.program_limits[child.id] = child.limits
+        self.wanted_spares.add(child.id)
 
     def kill(self, child, kind, message):
         child.verdict = (kind, message)
@@ -757,7 +811,7 @@ class Zygote:
             os.close(child.request_fd)
         except OSError:
             pass
-        shutil.rmtree(f"{self.tmp_root}/e{child.id}", ignore_errors=True)
+        shutil.rmtree(child.workdir, ignore_errors=True)
         return self.classify(child, status, cpu)
 
     def classify(self, child, status, cpu):
@@ -780,11 +834,16 @@ class Zygote:
         """The reply pipe closed: the child exited (or closed it, and is killed)."""
         report = self.finish(child, patient=True)
         self.children.pop(child.id, None)
+        if child.kind == "spare":
+            for program_id, spare_id in list(self.spares.items()):
+                if spare_id == child.id:
+                    del self.spares[program_id]
+            return
         if report["event"] == "failed" and not child.ending:
             self.finished[child.id] = report
             self.event(child.id, report)
 
-    def end(self, child_id):
+    def end(self, child_id, quiet=False):
         self.finished.pop(child_id, None)
         child = self.children.pop(child_id, None)
         if child is not None and not child.reaped:
@@ -794,7 +853,8 @@ class Zygote:
             except ProcessLookupError:
                 pass
             self.finish(child, patient=False)
-        self.event(child_id, {"event": "ended"})
+        if not quiet:
+            self.event(child_id, {"event": "ended"})
 
     def shutdown(self):
         for child in list(self.children.values()):
