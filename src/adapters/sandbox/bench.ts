@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { EnvProgram, EnvSession, SandboxOutcome } from "../../spec/index.js";
 import { BwrapSandbox } from "./bwrap-sandbox.js";
 import { encodeFrame, FrameDecoder } from "./frames.js";
-import { descendantsOf } from "./process-tree.js";
+import { descendantsOf, proportionalBytes } from "./process-tree.js";
 
 /** Path of the unisolated baseline driver. */
 const UNISOLATED_PATH = fileURLToPath(new URL("./bench-unisolated.py", import.meta.url));
@@ -47,6 +47,7 @@ export interface Throughput {
 export interface SandboxBenchResult {
   readonly machine: { readonly cpus: number; readonly loadAverage1m: number };
   readonly environments: readonly string[];
+  /** `idleJailBytes`: proportional set size (PSS) of one jail with every environment loaded and its spare episode processes forked. */
   readonly sandbox: { readonly episodeStartUs: Percentiles; readonly stepUs: Percentiles; readonly idleJailBytes: number };
   readonly unisolated: { readonly episodeStartUs: Percentiles; readonly stepUs: Percentiles; readonly inProcessStepUs: Percentiles };
   readonly spawnPerCall: { readonly episodeStartUs: Percentiles };
@@ -176,10 +177,10 @@ export async function benchmarkSandbox(environments: readonly BenchEnvironment[]
   const sandboxSteps: number[] = [];
   try {
     const sessions = await Promise.all(environments.map(async (environment) => unwrap(await sandbox.open(environment.program), environment.name)));
+    await new Promise((resolve) => setTimeout(resolve, 200)); // let the zygote fork its spares
     const [jailPid] = sandbox.jailProcessIds();
     if (jailPid !== undefined) {
-      const tree = [...descendantsOf(process.pid).filter((entry) => entry.pid === jailPid), ...descendantsOf(jailPid)];
-      idleJailBytes = tree.reduce((sum, entry) => sum + entry.residentBytes, 0);
+      idleJailBytes = [jailPid, ...descendantsOf(jailPid).map((entry) => entry.pid)].reduce((sum, pid) => sum + proportionalBytes(pid), 0);
     }
     for (const [index, session] of sessions.entries()) {
       for (let episode = 0; episode < episodes; episode += 1) {
@@ -276,7 +277,7 @@ export function formatSandboxBench(result: SandboxBenchResult): string {
     `unisolated Python        episode start ${p(result.unisolated.episodeStartUs)}; step ${p(result.unisolated.stepUs)}; in-process step ${p(result.unisolated.inProcessStepUs)}`,
     `spawn per call           episode start ${p(result.spawnPerCall.episodeStartUs)}`,
     ...result.throughput.map((rate) => `throughput, ${rate.workers} worker(s): ${rate.episodesPerSecond} episodes/s, ${rate.stepsPerSecond} steps/s`),
-    `idle memory per jail: ${(result.sandbox.idleJailBytes / 1024 / 1024).toFixed(1)} MiB`,
+    `idle memory per jail (PSS, ${result.environments.length} environments loaded, spares forked): ${(result.sandbox.idleJailBytes / 1024 / 1024).toFixed(1)} MiB`,
     `stepVsUnisolated ${result.stepVsUnisolated} (target ≤ 3: ${result.targets.stepWithin3xUnisolated ? "met" : "MISSED"}); step p50 ≤ 300 µs: ${result.targets.stepP50Within300Us ? "met" : "MISSED"}`,
     `episodeStartVsSpawn ${result.episodeStartVsSpawn} (target ≥ 10: ${result.targets.episodeStart10xFasterThanSpawn ? "met" : "MISSED"})`,
   ].join("\n");

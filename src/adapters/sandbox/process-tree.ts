@@ -66,3 +66,18 @@ export function strayProcesses(rootPid: number): ProcessEntry[] {
     return entry.groupId !== parent.groupId; // an active episode; an idle spare shares its zygote's group
   });
 }
+
+/**
+ * Proportional set size of a process in bytes (`Pss` of `/proc/PID/smaps_rollup`):
+ * its resident memory with pages shared by N processes counted 1/N each, so
+ * forked children that share the zygote's pages are not counted twice.
+ * Returns 0 when the process is gone or the kernel lacks `smaps_rollup`.
+ */
+export function proportionalBytes(pid: number): number {
+  try {
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
