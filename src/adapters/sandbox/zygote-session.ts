@@ -40,13 +40,18 @@ interface Episode {
   pending: ((message: ChildMessage | { kind: "timeout" }) => void) | null;
 }
 
-function infoDepth(value: unknown, depth = 1): number {
-  if (depth > 64) return depth;
-  if (Array.isArray(value)) return Math.max(depth, ...value.map((item) => infoDepth(item, depth + 1)));
-  if (value !== null && typeof value === "object") {
-    return Math.max(depth, ...Object.values(value).map((item) => infoDepth(item, depth + 1)));
+/** Nesting depth of a JSON value (scalars 0, `{}` 1), computed without recursion; stops counting past `limit`. */
+export function infoDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop() as [unknown, number];
+    if (item === null || typeof item !== "object") continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > limit) return deepest;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) stack.push([child, depth + 1]);
   }
-  return depth - 1;
+  return deepest;
 }
 
 /**
@@ -115,7 +120,7 @@ export class ZygoteSession implements EnvSession {
       if (range !== undefined && (reply.reward < range[0] || reply.reward > range[1])) {
         return { kind: "protocol_violation", message: `step reward ${reply.reward} is outside the declared range [${range[0]}, ${range[1]}]` };
       }
-      if (infoDepth(reply.info) > this.limits.maxInfoDepth) {
+      if (infoDepth(reply.info, this.limits.maxInfoDepth) > this.limits.maxInfoDepth) {
         return { kind: "protocol_violation", message: `info is nested deeper than ${this.limits.maxInfoDepth} levels` };
       }
       return {

@@ -360,7 +360,7 @@ def check_step_result(result, limits, _type=type, _float=float, _int=int, _bool=
     if _type(info) is not _dict:
         return failure("protocol_violation", f"info must be a dict, got {_type(info).__name__}")
     if _too_deep(info, limits["maxInfoDepth"]):
-        return failure("protocol_violation", f"info is nested deeper than {limits['maxInfoDepth']} levels")
+        return failure("protocol_violation", f"info is nested deeper than {limits['maxInfoDepth']} levels or holds more than 100000 values")
     return {"ok": True, "observation": observation, "reward": _float(reward), "terminated": terminated, "truncated": truncated, "info": info}
 
 
