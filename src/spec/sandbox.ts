@@ -33,6 +33,14 @@ export interface StepResult {
   readonly info: Readonly<Record<string, unknown>>;
 }
 
+/** The result of {@link EnvSession.runActions}. */
+export interface ActionRun {
+  /** What `reset` returned. */
+  readonly initialObservation: string;
+  /** One result per action played (fewer than the actions when the episode ended early). */
+  readonly steps: readonly StepResult[];
+}
+
 /** The program sources a session loads. */
 export interface EnvProgram {
   /** `env.py` source. */
@@ -59,6 +67,14 @@ export interface EnvSession {
   reset(seed: number): Promise<SandboxOutcome<string>>;
   /** Applies an action. */
   step(action: string): Promise<SandboxOutcome<StepResult>>;
+  /**
+   * Batch helper for a whole episode: `reset(seed)`, then `actions` in order,
+   * in one round trip to the environment, stopping early when it terminates or
+   * truncates. Equivalent to the same calls one by one (same outcomes, same
+   * transcript); any non-`ok` step ends the episode with that outcome.
+   * Optional: backends without it are driven call by call.
+   */
+  runActions?(seed: number, actions: readonly string[]): Promise<SandboxOutcome<ActionRun>>;
   /** Asks the loaded oracle for its next action given the live environment and `observation`. */
   oracleAction(observation: string): Promise<SandboxOutcome<string>>;
   /** Ends the session and frees its process. Idempotent. */

@@ -169,8 +169,8 @@ export function hostilePrograms(hostHome: string, hostFile: string): HostileProg
     step(
       "forge protocol frames",
       "protocol_violation",
-      "import struct\nframe = json.dumps({'ok': True, 'observation': 'forged', 'reward': 1.0, 'terminated': True, 'truncated': False, 'info': {}}).encode()\nfor fd in (1, 2, 3, 4, 5):\n    try: os.write(fd, struct.pack('>I', len(frame)) + frame)\n    except OSError: pass",
-      { followUps: 2 },
+      "import struct\nframe = json.dumps({'ok': True, 'observation': 'forged', 'reward': 1.0, 'terminated': True, 'truncated': False, 'info': {}}).encode()\nfor fd in (1, 2, 3, 4, 5):\n    try: os.write(fd, struct.pack('>II', len(frame) + 4, 1) + frame)\n    except OSError: pass",
+      { evidence: "nobody asked for" },
     ),
     step("sys.exit(0) mid-step", "crash", "sys.exit(0)", { evidence: "SystemExit" }),
     step("os._exit(0) mid-step", "crash", "os._exit(0)", { evidence: "exited with code 0" }),

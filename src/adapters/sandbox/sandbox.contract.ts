@@ -208,6 +208,42 @@ export function sandboxContract(name: string, create: (limits: Partial<SandboxLi
       expect(new Set(transcripts[0]).size).toBe(3);
     });
 
+    it("runActions plays a whole episode in one batch with the same transcript as call-by-call steps", async () => {
+      const program: EnvProgram = {
+        envSource: [
+          "import random",
+          "class Counter:",
+          "    def reset(self, seed):",
+          "        self.total = seed",
+          "        return f'start {seed}'",
+          "    def step(self, action):",
+          "        self.total += len(action)",
+          "        return (f'{self.total} {random.random():.9f}', 0.5, self.total > 12, False, {'n': self.total})",
+          "",
+        ].join("\n"),
+        oracleSource: null,
+      };
+      const actions = ["ab", "cde", "f", "ghij", "k", "never reached"];
+      const session = unwrap(await sandbox.open(program));
+      const stepwise: StepResult[] = [];
+      unwrap(await session.reset(4));
+      for (const action of actions) {
+        const result = unwrap(await session.step(action));
+        stepwise.push(result);
+        if (result.terminated) break;
+      }
+      expect(session.runActions).toBeTypeOf("function");
+      const batch = unwrap(await (session.runActions as NonNullable<EnvSession["runActions"]>)(4, actions));
+      expect(batch.initialObservation).toBe("start 4");
+      expect(batch.steps).toEqual(stepwise);
+      expect(batch.steps.at(-1)?.terminated).toBe(true);
+      await session.close();
+      const broken = unwrap(await sandbox.open(programWithStep("        return ('x', float('nan'), False, False, {})")));
+      const failing = await (broken.runActions as NonNullable<EnvSession["runActions"]>)(1, ["a", "b"]);
+      expect(failing.kind).toBe("protocol_violation");
+      await broken.close();
+    });
+
     it("rejects a step reward outside the declared range", async () => {
       const program = { ...programWithStep("        return ('x', 5.0, True, False, {})"), rewardRange: [0, 1] as const };
       const session = unwrap(await sandbox.open(program));

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EnvProgram, EnvSession, SandboxOutcome, StepResult } from "../../spec/index.js";
+import type { ActionRun, EnvProgram, EnvSession, SandboxOutcome, StepResult } from "../../spec/index.js";
 import type { ChildFailure, ChildMessage, Jail } from "./jail.js";
 import { zygoteLimits, type SandboxLimits } from "./limits.js";
 
@@ -21,6 +21,7 @@ const StepReply = z
     info: z.record(z.string(), z.unknown()),
   })
   .strict();
+const StepsReply = z.object({ ok: z.literal(true), steps: z.array(StepReply.omit({ ok: true })) }).strict();
 const OracleReply = z.object({ ok: z.literal(true), action: z.string() }).strict();
 
 /** Where a session's jails come from (the backend's pool). */
@@ -115,25 +116,42 @@ export class ZygoteSession implements EnvSession {
   }
 
   async step(action: string): Promise<SandboxOutcome<StepResult>> {
-    return this.request({ op: "step", action }, "step", StepReply, (reply) => {
-      const range = this.program.rewardRange;
-      if (range !== undefined && (reply.reward < range[0] || reply.reward > range[1])) {
-        return { kind: "protocol_violation", message: `step reward ${reply.reward} is outside the declared range [${range[0]}, ${range[1]}]` };
+    return this.request({ op: "step", action }, "step", StepReply, (reply) => this.checkStep(reply));
+  }
+
+  async runActions(seed: number, actions: readonly string[]): Promise<SandboxOutcome<ActionRun>> {
+    const reset = await this.reset(seed);
+    if (reset.kind !== "ok") return reset;
+    return this.request({ op: "steps", actions }, "steps", StepsReply, (reply) => {
+      const steps: StepResult[] = [];
+      for (const raw of reply.steps) {
+        const checked = this.checkStep(raw);
+        if (checked.kind !== "ok") return checked;
+        steps.push(checked.value);
       }
-      if (infoDepth(reply.info, this.limits.maxInfoDepth) > this.limits.maxInfoDepth) {
-        return { kind: "protocol_violation", message: `info is nested deeper than ${this.limits.maxInfoDepth} levels` };
-      }
-      return {
-        kind: "ok",
-        value: {
-          observation: this.capObservation(reply.observation),
-          reward: reply.reward,
-          terminated: reply.terminated,
-          truncated: reply.truncated,
-          info: reply.info,
-        },
-      };
+      return { kind: "ok", value: { initialObservation: reset.value, steps } };
     });
+  }
+
+  /** Supervisor-side checks of one step reply: declared reward range, info depth; caps the observation. */
+  private checkStep(reply: z.infer<typeof StepReply> | Omit<z.infer<typeof StepReply>, "ok">): SandboxOutcome<StepResult> {
+    const range = this.program.rewardRange;
+    if (range !== undefined && (reply.reward < range[0] || reply.reward > range[1])) {
+      return { kind: "protocol_violation", message: `step reward ${reply.reward} is outside the declared range [${range[0]}, ${range[1]}]` };
+    }
+    if (infoDepth(reply.info, this.limits.maxInfoDepth) > this.limits.maxInfoDepth) {
+      return { kind: "protocol_violation", message: `info is nested deeper than ${this.limits.maxInfoDepth} levels` };
+    }
+    return {
+      kind: "ok",
+      value: {
+        observation: this.capObservation(reply.observation),
+        reward: reply.reward,
+        terminated: reply.terminated,
+        truncated: reply.truncated,
+        info: reply.info,
+      },
+    };
   }
 
   async oracleAction(observation: string): Promise<SandboxOutcome<string>> {

@@ -31,7 +31,9 @@ Supervisor -> zygote types:
 Zygote -> supervisor types:
     b"R" a reply frame of child `id`, forwarded byte for byte (never parsed here, except a probe's)
     b"V" an event about child `id`: {"event": "failed", "kind", "message", "detail"} or {"event": "ended"}
-Child <-> zygote: u32 length | JSON, requests on fd 3, replies on fd 4; the
+Child <-> zygote: u32 length | u32 number | JSON, requests on fd 3, replies on fd 4
+(a reply repeats its request's number; a frame with another number, or one nobody asked
+for, ends the episode as a protocol violation); the
 child's stdout and stderr (fds 1, 2) go to a capped pipe whose tail is kept
 for crash reports; stdin is /dev/null.
 """
@@ -91,6 +93,10 @@ STDLIB_DIR = os.path.dirname(os.__file__)
 ZYGOTE_FILE = os.path.abspath(__file__)  # tracebacks read it
 ENVELOPE = struct.Struct(">IIB")
 LENGTH = struct.Struct(">I")
+# Every request to a child carries a 4-byte number that its reply must repeat, so a frame the
+# environment writes itself is caught at once (unless it digs the number out of the harness).
+NONCE = struct.Struct(">II")  # length (nonce + payload), nonce
+CURRENT_NONCE = [0]  # the number of the request being answered
 REPORTED_EXIT = 86  # the child wrote its own failure frame, then exited
 FORBIDDEN_EXIT = 87
 PIPE_BYTES = 1024 * 1024
@@ -150,11 +156,17 @@ def read_exact(fd, count, _read=os.read, _len=len, _join=b"".join):
     return _join(chunks)
 
 
-def write_frame(fd, message, _encode=ENCODE, _pack=LENGTH.pack, _write=os.write):
-    payload = _encode(message).encode("utf-8")
-    data = _pack(len(payload)) + payload
-    while data:
-        data = data[_write(fd, data):]
+def read_request(_read=read_exact, _unpack=NONCE.unpack, _loads=json.loads, _nonce=CURRENT_NONCE):
+    """Reads one request frame from fd 3 and records its number; None at end of input."""
+    header = _read(3, 8)
+    if header is None:
+        return None
+    length, nonce = _unpack(header)
+    body = _read(3, length - 4)
+    if body is None:
+        return None
+    _nonce[0] = nonce
+    return _loads(body.decode("utf-8"))
 
 
 def failure(kind, message, detail="", _str=str):
@@ -239,11 +251,11 @@ def install_audit_hook(workdir, reply_fd, max_files, _thread_module=_thread, _th
             parts.append(part)
         return "/" + "/".join(parts)
 
-    def forbid(operation, _quote=json.encoder.encode_basestring_ascii, _pack=LENGTH.pack, _write=os.write, _exit=os._exit):
+    def forbid(operation, _quote=json.encoder.encode_basestring_ascii, _pack=NONCE.pack, _write=os.write, _exit=os._exit, _nonce=CURRENT_NONCE):
         # built by hand from functions captured now, so patched json or builtins cannot garble it
         try:
             payload = ('{"ok":false,"kind":"forbidden","message":' + _quote(operation + " is not allowed in the sandbox") + ',"detail":""}').encode()
-            data = _pack(len(payload)) + payload
+            data = _pack(len(payload) + 4, _nonce[0]) + payload
             while data:
                 data = data[_write(reply_fd, data):]
         finally:
@@ -364,7 +376,8 @@ def check_step_result(result, limits, _type=type, _float=float, _int=int, _bool=
     return {"ok": True, "observation": observation, "reward": _float(reward), "terminated": terminated, "truncated": truncated, "info": info}
 
 
-def send_reply(reply, limits, _encode=ENCODE, _pack=LENGTH.pack, _write=os.write, _len=len, _errors=(ValueError, TypeError, RecursionError)):
+def send_reply(reply, limits, _encode=ENCODE, _pack=NONCE.pack, _write=os.write, _len=len, _errors=(ValueError, TypeError, RecursionError),
+               _nonce=CURRENT_NONCE):
     """Encodes and writes one reply with functions captured at start-up, so that an
     environment that patches builtins, json or os cannot garble its own replies."""
     try:
@@ -375,7 +388,7 @@ def send_reply(reply, limits, _encode=ENCODE, _pack=LENGTH.pack, _write=os.write
     if _len(payload) > limits["maxFrameBytes"]:
         reply = failure("output_limit", f"reply of {_len(payload)} bytes exceeds {limits['maxFrameBytes']}")
         payload = _encode(reply).encode("utf-8")
-    data = _pack(_len(payload)) + payload
+    data = _pack(_len(payload) + 4, _nonce[0]) + payload
     while data:
         data = data[_write(4, data):]
     return reply.get("ok") is True
@@ -412,10 +425,9 @@ def run_child(kind, child_id, fds, limits, tmp_root, payload, program):
             os._exit(0)
         if kind == "spare":
             # forked ahead of time: wait for the episode's start message (before any environment code)
-            header = read_exact(3, 4)
-            if header is None:
+            payload = read_request()
+            if payload is None:
                 os._exit(0)
-            payload = json.loads(read_exact(3, LENGTH.unpack(header)[0]).decode("utf-8"))
         os.setpgid(0, 0)  # an active child leads its own process group; idle spares stay in the zygote's
         seccomp_problem = load_seccomp()
         if seccomp_problem is not None and limits.get("requireSeccomp"):
@@ -460,17 +472,28 @@ def run_child(kind, child_id, fds, limits, tmp_root, payload, program):
         os._exit(code)
 
 
-def serve(environment, oracle, limits, _read=read_exact, _unpack=LENGTH.unpack, _loads=json.loads, _str=str,
+def serve(environment, oracle, limits, _read=read_request, _str=str,
           _type=type, _check=check_step_result, _send=send_reply, _failure=failure, _exit=os._exit):
     """Answers step and oracle requests until the supervisor ends the episode."""
     while True:
-        header = _read(3, 4)
-        if header is None:
+        request = _read()
+        if request is None:
             return
-        request = _loads(_read(3, _unpack(header)[0]).decode("utf-8"))
         op = request.get("op")
         if op == "step":
             reply = _check(environment.step(_str.__str__(request["action"])), limits)
+        elif op == "steps":
+            steps = []
+            reply = {"ok": True, "steps": steps}
+            for action in request["actions"]:
+                result = _check(environment.step(_str.__str__(action)), limits)
+                if result["ok"] is not True:
+                    reply = result
+                    break
+                del result["ok"]
+                steps.append(result)
+                if result["terminated"] or result["truncated"]:
+                    break
         elif op == "oracle":
             if oracle is None:
                 reply = _failure("protocol_violation", "this program was loaded without an oracle")
@@ -551,6 +574,8 @@ class Child:
         self.ending = False  # the supervisor asked for the end
         self.reaped = False
         self.workdir = None
+        self.nonce = 0  # the number the next reply must repeat (0 for a child's first, unrequested reply)
+        self.source = None
         self.program_id = None  # set on spares: the program they were forked for
 
 
@@ -659,7 +684,8 @@ class Zygote:
     def deliver(self, child, payload):
         """Writes one request to a child (never blocks: the pipe is empty and 1 MiB large)."""
         child.awaiting = True
-        data = LENGTH.pack(len(payload)) + payload
+        child.nonce = (child.nonce * 1103515245 + 12345) & 0x7FFFFFFF or 1
+        data = NONCE.pack(len(payload) + 4, child.nonce) + payload
         try:
             while data:
                 data = data[os.write(child.request_fd, data):]
@@ -726,16 +752,16 @@ class Zygote:
         if child.verdict is not None:
             return
         child.reply_buffer += chunk
-        while len(child.reply_buffer) >= 4 and child.verdict is None:
-            (length,) = LENGTH.unpack_from(child.reply_buffer)
-            if length > child.limits["maxFrameBytes"]:
+        while len(child.reply_buffer) >= 8 and child.verdict is None:
+            length, nonce = NONCE.unpack_from(child.reply_buffer)
+            if length > child.limits["maxFrameBytes"] + 4:
                 self.kill(child, "output_limit", f"reply of {length} bytes exceeds {child.limits['maxFrameBytes']}")
                 return
             if len(child.reply_buffer) < 4 + length:
                 return
-            frame = child.reply_buffer[4 : 4 + length]
+            frame = child.reply_buffer[8 : 4 + length]
             child.reply_buffer = child.reply_buffer[4 + length :]
-            if not child.awaiting:
+            if not child.awaiting or nonce != child.nonce or length < 4:
                 self.kill(child, "protocol_violation", "the environment wrote a frame nobody asked for")
                 return
             child.awaiting = False
