@@ -1,5 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { EnvforgeError } from "../spec/index.js";
+import { admitCommand, evaluateCommand } from "./admit-command.js";
+import { benchAdmissionCommand } from "./bench-command.js";
 import { runCommand } from "./run-command.js";
 
 function integer(name: string, min: number) {
@@ -32,10 +34,46 @@ program
     process.exitCode = await runCommand(flags);
   });
 
+program
+  .command("admit")
+  .description("run the admission gates on one environment package (folder or JSON document), or evaluate a corpus of broken ones")
+  .argument("[path]", "package folder or JSON document")
+  .option("--json", "print the verdict as JSON")
+  .option("--gates <list>", "comma-separated gates to run, in order (config: admission.gates)")
+  .option("--skip <list>", "comma-separated gates to leave out (config: admission.skip)")
+  .option("--model <spec>", "model for self-review and calibration; without it they do not run (config: model.spec)")
+  .option("--benchmarks <path>", "benchmark texts for decontamination, .jsonl or folder (config: admission.benchmarkPath)")
+  .option("--config <file>", "JSON config file (see README, Configuration)")
+  .option("--eval <dir>", "evaluate every labelled fixture folder in <dir> and the seed environments")
+  .addHelpText("after", "\nExit codes: 0 admitted (--eval: full detection, no false rejections); 1 rejected (--eval: anything missed); 2 usage or I/O error.")
+  .action(async (path: string | undefined, flags) => {
+    if (flags.eval !== undefined) {
+      if (path !== undefined) throw new InvalidArgumentError("give either a package path or --eval <dir>, not both");
+      process.exitCode = await evaluateCommand(flags.eval, flags);
+    } else if (path === undefined) {
+      throw new InvalidArgumentError("admit needs a package path (or --eval <dir>)");
+    } else {
+      process.exitCode = await admitCommand(path, flags);
+    }
+  });
+
+program
+  .command("bench")
+  .description("print speed figures (recorded in docs/benchmarks.md)")
+  .argument("<what>", "admission")
+  .option("--repeats <n>", "passes over the candidates", integer("--repeats", 1), 3)
+  .action(async (what: string, flags) => {
+    if (what !== "admission") throw new InvalidArgumentError(`unknown benchmark "${what}"; known: admission`);
+    process.exitCode = await benchAdmissionCommand(flags);
+  });
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof CommanderError) {
+  if (error instanceof InvalidArgumentError) {
+    process.stderr.write(`envforge: ${error.message}\n`);
+    process.exitCode = 2;
+  } else if (error instanceof CommanderError) {
     process.exitCode = error.exitCode === 0 ? 0 : 2;
   } else if (error instanceof EnvforgeError) {
     process.stderr.write(`envforge: ${error.message}\n`);

@@ -14,7 +14,8 @@ const EPSILON = 1e-9;
  * observation, reward and flag types and finiteness); every step reward and
  * the running return stay inside the declared `rewardRange`; and an episode
  * of probe actions ends (terminated or truncated) within `maxTurns` steps.
- * Reason codes: `load_failed`, `reset_failed`, `step_failed`,
+ * Reason codes: `load_failed`, `reset_failed`, `step_failed` (crash, timeout,
+ * limits), `invalid_step_result` (wrong types, NaN or infinite reward),
  * `reward_out_of_range`, `unbounded_episode`; the sandbox failure kind and
  * traceback are in the evidence.
  */
@@ -28,6 +29,11 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
     return reject("executable", "load_failed", `env.py failed to load: ${outcome.message}`, { kind: outcome.kind, detail: outcome.detail });
   }
   return outcome.value ?? pass("executable", { seeds: context.settings.probeSeeds, probes: PROBE_ACTIONS.length });
+}
+
+/** `invalid_step_result` for a step that returned wrong types or non-finite rewards, else `step_failed`. */
+function stepReason(kind: string): string {
+  return kind === "protocol_violation" ? "invalid_step_result" : "step_failed";
 }
 
 async function probe(session: EnvSession, candidate: EnvPackage, seeds: readonly number[]): Promise<RejectVerdict | null> {
@@ -44,7 +50,7 @@ async function probe(session: EnvSession, candidate: EnvPackage, seeds: readonly
       const step = await session.step(action);
       const shown = action.length > 40 ? `${action.slice(0, 20)}… (${action.length} characters)` : action;
       if (step.kind !== "ok") {
-        return reject("executable", "step_failed", `step(${JSON.stringify(shown)}) failed on seed ${seed}: ${step.message}`, { kind: step.kind, seed, action: shown, detail: step.detail });
+        return reject("executable", stepReason(step.kind), `step(${JSON.stringify(shown)}) failed on seed ${seed}: ${step.message}`, { kind: step.kind, seed, action: shown, detail: step.detail });
       }
       if (step.value.reward < low - EPSILON || step.value.reward > high + EPSILON) {
         return reject("executable", "reward_out_of_range", `step(${JSON.stringify(shown)}) on seed ${seed} gave reward ${step.value.reward} outside [${low}, ${high}]`, { seed, action: shown, reward: step.value.reward });
@@ -59,7 +65,7 @@ async function probe(session: EnvSession, candidate: EnvPackage, seeds: readonly
       const action = PROBE_ACTIONS[turn % 4] ?? "1";
       const step = await session.step(action);
       if (step.kind !== "ok") {
-        return reject("executable", "step_failed", `step(${JSON.stringify(action)}) at turn ${turn + 1} of seed ${seed} failed: ${step.message}`, { kind: step.kind, seed, turn: turn + 1, detail: step.detail });
+        return reject("executable", stepReason(step.kind), `step(${JSON.stringify(action)}) at turn ${turn + 1} of seed ${seed} failed: ${step.message}`, { kind: step.kind, seed, turn: turn + 1, detail: step.detail });
       }
       total += step.value.reward;
       if (step.value.reward < low - EPSILON || step.value.reward > high + EPSILON || total < low - EPSILON || total > high + EPSILON) {

@@ -34,22 +34,23 @@ export function hintContainsAnswer(hint: string, answer: string): "literal" | "n
 }
 
 /**
- * The oracle actions that may carry an answer or secret: every action of a won
- * episode, except those that are part of the interface — actions found
- * literally in `interfaceText` (the description and first observations, e.g.
- * `up`, `Guess: 1122` as an example), and plain commands (no digit) the oracle
- * sends on every seed (e.g. `open vault`).
+ * The oracle actions that may carry an answer or secret: every distinct action
+ * of a won episode, except those made only of words the agent is shown anyway
+ * (every word token occurs in `interfaceText`, the description and first
+ * observations): commands such as `open vault` or `double`, moves such as
+ * `up`, and examples such as `Guess: 1122`.
  */
 export function secretCandidates(wins: readonly { seed: number; actions: readonly string[] }[], interfaceText: string): { seed: number; value: string }[] {
-  const seedsOf = new Map<string, Set<number>>();
-  for (const win of wins) for (const action of win.actions) seedsOf.set(action, (seedsOf.get(action) ?? new Set()).add(win.seed));
-  const candidates: { seed: number; value: string }[] = [];
-  for (const [action, seeds] of seedsOf) {
-    if (!/\d/.test(action) && seeds.size === wins.length && wins.length > 1) continue;
-    if (hintContainsAnswer(interfaceText, action) === "literal") continue;
-    candidates.push({ seed: [...seeds][0] ?? 0, value: action });
-  }
-  return candidates;
+  const shown = new Set(wordsOf(interfaceText));
+  const firstSeed = new Map<string, number>();
+  for (const win of wins) for (const action of win.actions) if (!firstSeed.has(action)) firstSeed.set(action, win.seed);
+  return [...firstSeed]
+    .filter(([action]) => !wordsOf(action).every((word) => shown.has(word)))
+    .map(([value, seed]) => ({ seed, value }));
+}
+
+function wordsOf(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
 /**

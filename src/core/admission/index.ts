@@ -21,3 +21,4 @@ export * from "./decontamination-gate.js";
 export * from "./self-review-gate.js";
 export * from "./calibration-gate.js";
 export * from "./pipeline.js";
+export * from "./evaluation.js";
