@@ -9,6 +9,8 @@ import { admissionResources } from "./admission-resources.js";
 export interface BenchAdmissionFlags {
   /** Passes over the ten seeds. @default 3 */
   readonly repeats?: number;
+  /** Benchmark texts for the decontamination gate (`.jsonl` or folder); none when absent. */
+  readonly benchmarks?: string;
 }
 
 function percentile(values: readonly number[], fraction: number): number {
@@ -30,16 +32,17 @@ export async function benchAdmissionCommand(flags: BenchAdmissionFlags, write: (
   const sandbox = new BwrapSandbox();
   const seeds = loadSeedPackages();
   const gates = buildGates(config.admission);
-  const context: AdmissionContext = { ...admissionResources(config), sandbox, settings: config.admission, pool: seeds };
+  const context: AdmissionContext = { ...admissionResources(config, flags.benchmarks ?? null), sandbox, settings: config.admission, pool: seeds };
   try {
-    for (const pkg of seeds) await admit(pkg, gates, context);
+    for (const pkg of seeds) await admit(pkg, gates, { ...context });
     const totals: number[] = [];
     const perGate = new Map<string, number[]>();
     let rejected = 0;
     for (let pass = 0; pass < (flags.repeats ?? 3); pass += 1) {
       for (const pkg of seeds) {
         const started = performance.now();
-        const result = await admit(pkg, gates, context);
+        // a fresh context per admission, so nothing but the pool's fingerprints is reused
+        const result = await admit(pkg, gates, { ...context });
         totals.push(performance.now() - started);
         if (!result.admitted) rejected += 1;
         for (const [gate, ms] of Object.entries(result.timingsMs)) perGate.set(gate, [...(perGate.get(gate) ?? []), ms]);
@@ -47,10 +50,10 @@ export async function benchAdmissionCommand(flags: BenchAdmissionFlags, write: (
     }
     const concurrency = admissionConcurrency(config.admission);
     const started = performance.now();
-    await admitMany(seeds, gates, context, concurrency);
+    await admitMany(seeds, gates, { ...context }, concurrency);
     const concurrentMs = performance.now() - started;
     const round = (value: number) => Math.round(value);
-    write(`admission bench: gates ${gates.map((gate) => gate.name).join(", ")}\n`);
+    write(`admission bench: gates ${gates.map((gate) => gate.name).join(", ")}; ${context.benchmarkTexts?.length ?? 0} benchmark texts\n`);
     write(`machine: ${availableParallelism()} cores, load average ${loadavg().map((value) => value.toFixed(2)).join(" ")}\n`);
     write(`per candidate (${totals.length} admissions of the 10 seeds, sequential): p50 ${round(percentile(totals, 0.5))} ms, p90 ${round(percentile(totals, 0.9))} ms, max ${round(Math.max(...totals))} ms; ${rejected} rejected\n`);
     write(`per gate p50: ${[...perGate].map(([gate, values]) => `${gate} ${round(percentile(values, 0.5))} ms`).join(", ")}\n`);

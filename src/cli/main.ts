@@ -62,6 +62,7 @@ program
   .description("print speed figures (recorded in docs/benchmarks.md)")
   .argument("<what>", "admission")
   .option("--repeats <n>", "passes over the candidates", integer("--repeats", 1), 3)
+  .option("--benchmarks <path>", "benchmark texts for the decontamination gate (.jsonl or folder)")
   .action(async (what: string, flags) => {
     if (what !== "admission") throw new InvalidArgumentError(`unknown benchmark "${what}"; known: admission`);
     process.exitCode = await benchAdmissionCommand(flags);

@@ -1,6 +1,6 @@
 import { pass, reject, type CorpusDocument, type EnvPackage, type Verdict } from "../../spec/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
-import { seedRange, withSession } from "./probe-episodes.js";
+import { playOracle } from "./oracle-gate.js";
 
 /** Lower-case word tokens (letters and digits) of a text. */
 export function wordTokens(text: string): string[] {
@@ -36,7 +36,7 @@ function benchmarkIndex(texts: readonly CorpusDocument[], n: number): Map<string
 /**
  * Gate 10, decontamination: no word n-gram (default 13, the GPT-3 paper's
  * contamination test) of the environment's prompts (title, description, hint)
- * or of its first observations on the probe seeds appears in the
+ * or of the observations of the oracle's episodes on the seeds appears in the
  * user-supplied benchmark texts. Passes trivially without a benchmark set.
  * Reason codes: `benchmark_overlap` (evidence: benchmark document id, the
  * n-gram, where it was found), `load_failed`.
@@ -52,13 +52,13 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
   const index = benchmarkIndex(texts, n);
   const { title, description, hint } = candidate.manifest;
   const sources: [string, string][] = [["title", title], ["description", description], ["hint", hint]];
-  const observed = await withSession(context.sandbox, candidate, false, async (session) => {
-    for (const seed of seedRange(context.settings.probeSeeds)) {
-      const reset = await session.reset(seed);
-      if (reset.kind === "ok") sources.push([`observation of seed ${seed}`, reset.value]);
-    }
-  });
-  if (observed.kind !== "ok") return reject("decontamination", "load_failed", `env.py failed to load: ${observed.message}`, { kind: observed.kind });
+  // the oracle's episodes (played once per candidate and shared with the oracle gate) supply the observations
+  const played = await playOracle(candidate, context);
+  if (played.kind !== "ok") return reject("decontamination", "load_failed", `env.py or oracle.py failed to load: ${played.message}`, { kind: played.kind });
+  for (const episode of played.value) {
+    sources.push([`first observation of seed ${episode.seed}`, episode.initialObservation]);
+    for (const [turn, step] of episode.turns.entries()) sources.push([`observation ${turn + 1} of seed ${episode.seed}`, step.observation]);
+  }
   for (const [where, text] of sources) {
     for (const gram of wordNgrams(text, n)) {
       const document = index.get(gram);

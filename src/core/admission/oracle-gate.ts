@@ -3,14 +3,33 @@ import { oraclePolicy } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
 import { episodeSummary, playSeeds, seedRange, withSession } from "./probe-episodes.js";
 
-/**
- * Plays the oracle on seeds 0..n−1 in one session. Shared by the gates that
- * need the oracle's winning actions (oracle, scorer contract, hint).
- */
-export async function playOracle(candidate: EnvPackage, context: AdmissionContext) {
+type OraclePlay = ReturnType<typeof playOracleOnce>;
+const oraclePlays = new WeakMap<AdmissionContext, WeakMap<EnvPackage, OraclePlay>>();
+
+function playOracleOnce(candidate: EnvPackage, context: AdmissionContext) {
   return withSession(context.sandbox, candidate, true, (session) =>
     playSeeds(session, candidate, seedRange(context.settings.seeds), () => oraclePolicy(session)),
   );
+}
+
+/**
+ * Plays the oracle on seeds 0..n−1 in one session. Shared by the gates that
+ * need the oracle's winning actions (oracle, scorer contract, hint): the
+ * episodes are deterministic once the determinism gate passed, so they are
+ * played once per candidate and context and reused.
+ */
+export function playOracle(candidate: EnvPackage, context: AdmissionContext): OraclePlay {
+  let byCandidate = oraclePlays.get(context);
+  if (byCandidate === undefined) {
+    byCandidate = new WeakMap();
+    oraclePlays.set(context, byCandidate);
+  }
+  let played = byCandidate.get(candidate);
+  if (played === undefined) {
+    played = playOracleOnce(candidate, context);
+    byCandidate.set(candidate, played);
+  }
+  return played;
 }
 
 /**
