@@ -1,8 +1,7 @@
 import type { EnvPackage, Sandbox } from "../../spec/index.js";
-import { doNothingPolicy, randomPolicy, seededRandom, type Policy } from "../rollout/index.js";
+import { doNothingPolicy, playEpisode, randomPolicy, seededRandom, type Policy } from "../rollout/index.js";
 import { fnv1a } from "./minhash.js";
 import { scriptedPolicy, seedRange, withSession } from "./probe-episodes.js";
-import { playEpisode } from "../rollout/index.js";
 
 /** The set of hashed transition features of an environment under the fixed probe agents. */
 export type BehaviourFingerprint = ReadonlySet<number>;

@@ -56,9 +56,12 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
     return reject("novelty", "text_near_duplicate", `text similarity ${text.similarity.toFixed(2)} with ${text.name} reaches ${context.settings.textSimilarity}`, { text });
   }
   const fingerprint = await behaviourFingerprint(context.sandbox, candidate);
-  const behaviour = nearest(
-    await Promise.all(pool.map(async ({ pkg, id }) => ({ id, name: pkg.manifest.name, similarity: fingerprintSimilarity(fingerprint, await fingerprintOf(context, pkg, id)) }))),
-  );
+  // one pool fingerprint at a time: the first candidate of a run fills the cache without opening a session per pool entry at once
+  const similarities: Neighbour[] = [];
+  for (const { pkg, id } of pool) {
+    similarities.push({ id, name: pkg.manifest.name, similarity: fingerprintSimilarity(fingerprint, await fingerprintOf(context, pkg, id)) });
+  }
+  const behaviour = nearest(similarities);
   if (behaviour !== null && behaviour.similarity >= context.settings.behaviourSimilarity) {
     return reject("novelty", "behaviour_copy", `behaviour similarity ${behaviour.similarity.toFixed(2)} with ${behaviour.name} reaches ${context.settings.behaviourSimilarity}`, { text, behaviour });
   }

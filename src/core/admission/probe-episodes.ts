@@ -3,7 +3,9 @@ import { playEpisode, type Policy } from "../rollout/index.js";
 
 /**
  * Opens a session of `candidate` (with its oracle when `withOracle`), runs
- * `use` on it and closes it. A load failure is returned as the outcome, never thrown.
+ * `use` on it and closes it. A load that times out is tried once more (on a
+ * loaded machine a start can be slow); a load failure is returned as the
+ * outcome, never thrown.
  */
 export async function withSession<T>(
   sandbox: Sandbox,
@@ -11,7 +13,9 @@ export async function withSession<T>(
   withOracle: boolean,
   use: (session: EnvSession) => Promise<T>,
 ): Promise<SandboxOutcome<T>> {
-  const opened = await sandbox.open({ envSource: candidate.envSource, oracleSource: withOracle ? candidate.oracleSource : null });
+  const program = { envSource: candidate.envSource, oracleSource: withOracle ? candidate.oracleSource : null };
+  let opened = await sandbox.open(program);
+  if (opened.kind === "timeout") opened = await sandbox.open(program);
   if (opened.kind !== "ok") return opened;
   try {
     return { kind: "ok", value: await use(opened.value) };
