@@ -12,6 +12,7 @@ export * from "./core/advantages/index.js";
 export * from "./core/admission/index.js";
 export * from "./core/selfplay/index.js";
 export * from "./adapters/sandbox/index.js";
+export * from "./adapters/python-inspector/index.js";
 export * from "./adapters/llm/index.js";
 export * from "./adapters/store/index.js";
 export * from "./adapters/trainer/index.js";

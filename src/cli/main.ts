@@ -1,5 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { EnvforgeError } from "../spec/index.js";
+import { admitCommand, evaluateCommand } from "./admit-command.js";
+import { benchAdmissionCommand } from "./bench-command.js";
 import { runCommand } from "./run-command.js";
 import { benchSandboxCommand, sandboxDoctorCommand } from "./sandbox-commands.js";
 
@@ -51,8 +53,31 @@ program
   });
 
 program
-  .command("bench")
-  .description("benchmarks")
+  .command("admit")
+  .description("run the admission gates on one environment package (folder or JSON document), or evaluate a corpus of broken ones")
+  .argument("[path]", "package folder or JSON document")
+  .option("--json", "print the verdict as JSON")
+  .option("--gates <list>", "comma-separated gates to run, in order (config: admission.gates)")
+  .option("--skip <list>", "comma-separated gates to leave out (config: admission.skip)")
+  .option("--model <spec>", "model for self-review and calibration; without it they do not run (config: model.spec)")
+  .option("--benchmarks <path>", "benchmark texts for decontamination, .jsonl or folder (config: admission.benchmarkPath)")
+  .option("--config <file>", "JSON config file (see README, Configuration)")
+  .option("--eval <dir>", "evaluate every labelled fixture folder in <dir> and the seed environments")
+  .addHelpText("after", "\nExit codes: 0 admitted (--eval: full detection, no false rejections); 1 rejected (--eval: anything missed); 2 usage or I/O error.")
+  .action(async (path: string | undefined, flags) => {
+    if (flags.eval !== undefined) {
+      if (path !== undefined) throw new InvalidArgumentError("give either a package path or --eval <dir>, not both");
+      process.exitCode = await evaluateCommand(flags.eval, flags);
+    } else if (path === undefined) {
+      throw new InvalidArgumentError("admit needs a package path (or --eval <dir>)");
+    } else {
+      process.exitCode = await admitCommand(path, flags);
+    }
+  });
+
+const bench = program.command("bench").description("print speed figures (recorded in docs/benchmarks.md)");
+
+bench
   .command("sandbox")
   .description("sandbox vs unisolated Python vs spawn-per-call on the seed environments")
   .option("--json", "print JSON (with stepVsUnisolated and episodeStartVsSpawn)")
@@ -61,10 +86,22 @@ program
     process.exitCode = await benchSandboxCommand(flags);
   });
 
+bench
+  .command("admission")
+  .description("admission gates 1-7, 9 and 10 on the seed environments, one at a time and concurrently")
+  .option("--repeats <n>", "passes over the candidates", integer("--repeats", 1), 3)
+  .option("--benchmarks <path>", "benchmark texts for the decontamination gate (.jsonl or folder)")
+  .action(async (flags) => {
+    process.exitCode = await benchAdmissionCommand(flags);
+  });
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof CommanderError) {
+  if (error instanceof InvalidArgumentError) {
+    process.stderr.write(`envforge: ${error.message}\n`);
+    process.exitCode = 2;
+  } else if (error instanceof CommanderError) {
     process.exitCode = error.exitCode === 0 ? 0 : 2;
   } else if (error instanceof EnvforgeError) {
     process.stderr.write(`envforge: ${error.message}\n`);

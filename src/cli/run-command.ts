@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { ConfigError } from "../spec/index.js";
-import { defaultGates } from "../core/admission/index.js";
+import { buildGates } from "../core/admission/index.js";
 import { LazyModel, RUN_FILES, runSelfPlay, type SelfPlayResult } from "../core/selfplay/index.js";
 import { readCorpus } from "../adapters/corpus/index.js";
 import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
@@ -10,6 +10,7 @@ import { loadSeedPackages } from "../adapters/package-files/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
 import { NoopTrainer } from "../adapters/trainer/index.js";
+import { admissionResources } from "./admission-resources.js";
 import { createProgressDisplay } from "./progress-display.js";
 import { formatSummary } from "./summary.js";
 
@@ -86,6 +87,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const config = resolveRunConfig(flags, stored ?? {});
   const sandbox = openSandbox(config.sandbox);
   const corpus = readCorpus(config.corpus.path);
+  const admission = admissionResources(config);
   const seeds = loadSeedPackages();
   const store = new SqliteStore(storePath);
   const model = new LazyModel(config.model.spec, () =>
@@ -101,7 +103,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   process.once("SIGINT", onInterrupt);
   let result: SelfPlayResult;
   try {
-    result = await runSelfPlay({ config, outDir, resume, store, model, sandbox, trainer, corpus, seeds, gates: defaultGates(), progress });
+    result = await runSelfPlay({ config, outDir, resume, store, model, sandbox, trainer, corpus, seeds, gates: buildGates(config.admission), admission, progress });
   } finally {
     process.removeListener("SIGINT", onInterrupt);
     progress.stop();

@@ -1,5 +1,23 @@
 import { z } from "zod";
 
+/** Names of the admission gates, cheapest first (the default order of `admission.gates`). */
+export const ADMISSION_GATE_NAMES = [
+  "static",
+  "executable",
+  "deterministic",
+  "oracle",
+  "negative-controls",
+  "scorer-contract",
+  "hint",
+  "novelty",
+  "decontamination",
+  "self-review",
+  "calibration",
+] as const;
+
+/** One admission gate name. */
+export type AdmissionGateName = (typeof ADMISSION_GATE_NAMES)[number];
+
 /**
  * The whole configuration of an `envforge run`, validated by zod. Every key has
  * a default, so `{}` is a complete config; a config file (JSON) and CLI flags
@@ -56,7 +74,7 @@ export const ConfigSchema = z
         maxTokens: z.number().int().min(64).max(32_768).default(1536),
         /** Designer sampling temperature. @default 0.8 */
         temperature: z.number().min(0).max(2).default(0.8),
-        /** Seeds used by the minimal admission gates. @default 3 */
+        /** Superseded by `admission.probeSeeds` and `admission.seeds`; still accepted and ignored. @deprecated @default 3 */
         admissionSeeds: z.number().int().min(1).max(64).default(3),
       })
       .strict()
@@ -154,6 +172,59 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
+    admission: z
+      .object({
+        /**
+         * Gates to run, in order (cheapest first); the pipeline stops at the first reject. Names: `static`,
+         * `executable`, `deterministic`, `oracle`, `negative-controls`, `scorer-contract`, `hint`, `self-review`,
+         * `novelty`, `decontamination`, `calibration`. @default all eleven, in that order
+         */
+        gates: z.array(z.enum(ADMISSION_GATE_NAMES)).min(1).default([...ADMISSION_GATE_NAMES]),
+        /** Gates to leave out of `gates` (CLI `envforge admit --skip`). @default [] */
+        skip: z.array(z.enum(ADMISSION_GATE_NAMES)).default([]),
+        /** Candidates admitted at the same time; 0 = one per CPU core (the sandbox's worker count). @default 0 */
+        concurrency: z.number().int().min(0).max(256).default(0),
+        /** Episode seeds of the executable gate's probes (0..n−1). @default 3 */
+        probeSeeds: z.number().int().min(1).max(64).default(3),
+        /** Episode seeds of the deterministic, oracle, negative-control, scorer-contract and hint gates (0..n−1). @default 8 */
+        seeds: z.number().int().min(2).max(64).default(8),
+        /** Largest `env.py`, characters (static gate). @default 65536 */
+        maxEnvChars: z.number().int().min(100).default(65_536),
+        /** Largest `oracle.py`, characters (static gate). @default 32768 */
+        maxOracleChars: z.number().int().min(20).default(32_768),
+        /** Shortest hint, characters (hint gate). @default 20 */
+        hintMinChars: z.number().int().min(1).default(20),
+        /** Longest hint, characters (hint gate). @default 1000 */
+        hintMaxChars: z.number().int().min(1).max(2000).default(1000),
+        /** Text novelty: reject when the MinHash Jaccard with a pool environment reaches this. @default 0.8 */
+        textSimilarity: z.number().gt(0).max(1).default(0.8),
+        /** Behaviour novelty: reject when the probe-trace Jaccard with a pool environment reaches this. @default 0.8 */
+        behaviourSimilarity: z.number().gt(0).max(1).default(0.8),
+        /** User-supplied benchmark texts for decontamination: a `.jsonl` (`{"id","text"}`) or a folder of `.txt`/`.md`; null = none. @default null */
+        benchmarkPath: z.string().min(1).nullable().default(null),
+        /** Word n-gram length of the decontamination overlap. @default 13 */
+        contaminationNgram: z.number().int().min(4).max(64).default(13),
+        /** Independent self-reviews by the model (EvoEnv K); any reject rejects. @default 3 */
+        reviews: z.number().int().min(1).max(16).default(3),
+        /** Rubric file of the self-review (Markdown); null = the shipped `rubrics/self-review.md`. @default null */
+        rubricPath: z.string().min(1).nullable().default(null),
+        /** New tokens per review. @default 256 */
+        reviewMaxTokens: z.number().int().min(16).max(8192).default(256),
+        /** Review sampling temperature. @default 0.7 */
+        reviewTemperature: z.number().min(0).max(2).default(0.7),
+        /** Calibration plays by the Solver without the hint (EvoEnv m). @default 8 */
+        calibrationPlays: z.number().int().min(1).max(1024).default(8),
+        /** Exclusive lower edge of the calibration band (Solver pass rate). @default 0 */
+        bandLow: z.number().min(0).max(1).default(0),
+        /** Exclusive upper edge of the calibration band. @default 1 */
+        bandHigh: z.number().min(0).max(1).default(1),
+        /** Extra plays when the first estimate lies within `edgeMargin` of a band edge; 0 = no second stage. @default 8 */
+        secondStagePlays: z.number().int().min(0).max(1024).default(8),
+        /** Distance from a band edge that triggers the second stage (pass-rate units). @default 0.125 */
+        edgeMargin: z.number().min(0).max(0.5).default(0.125),
+      })
+      .strict()
+      .prefault({}),
     trainer: z
       .object({
         /** Training backend; `noop` computes nothing (no policy update yet). @default "noop" */
@@ -163,6 +234,10 @@ export const ConfigSchema = z
       .prefault({}),
   })
   .strict()
+  .refine((config) => config.admission.bandLow < config.admission.bandHigh, {
+    message: "admission.bandLow must be below admission.bandHigh",
+    path: ["admission", "bandLow"],
+  })
   .refine((config) => config.reward.anchorLow <= config.reward.anchorHigh, {
     message: "reward.anchorLow must not exceed reward.anchorHigh",
     path: ["reward", "anchorLow"],

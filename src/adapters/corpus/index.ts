@@ -3,3 +3,4 @@
  * @module
  */
 export * from "./read-corpus.js";
+export * from "./read-rubric.js";

@@ -1,46 +1,81 @@
-import { pass, reject, type EnvPackage, type Verdict } from "../../spec/index.js";
+import { pass, reject, type EnvPackage, type EnvSession, type RejectVerdict, type Verdict } from "../../spec/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
+import { seedRange, withSession } from "./probe-episodes.js";
 
-/** Probe actions sent to a fresh episode of every seed. */
-export const PROBE_ACTIONS: readonly string[] = ["1", "test", "", "ünïcødé →"];
+/** Probe actions sent as the first action of a fresh episode of every probe seed. */
+export const PROBE_ACTIONS: readonly string[] = ["1", "2", "test", "", "x".repeat(10_240), "ünïcødé → 日本語 ✓"];
+
+/** Tolerance of reward-range checks (float sums). */
+const EPSILON = 1e-9;
 
 /**
- * The program loads, `reset` runs for every probe seed, and `step` accepts
- * each probe action without failing (rewards finite, types right: the sandbox
- * checks those). Reason codes: `load_failed`, `reset_failed`, `step_failed`,
- * each with the sandbox's failure kind and traceback in the evidence.
+ * Gate 2: the program loads; `reset` runs for every probe seed; `step` accepts
+ * each probe action in a fresh episode without failing (the sandbox checks
+ * observation, reward and flag types and finiteness); every step reward and
+ * the running return stay inside the declared `rewardRange`; and an episode
+ * of probe actions ends (terminated or truncated) within `maxTurns` steps.
+ * Reason codes: `load_failed`, `reset_failed`, `step_failed` (crash, timeout,
+ * limits), `invalid_step_result` (wrong types, NaN or infinite reward),
+ * `reward_out_of_range`, `unbounded_episode`; the sandbox failure kind and
+ * traceback are in the evidence.
  */
 export function executableGate(): AdmissionGate {
-  return {
-    name: "executable",
-    async check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {
-      for (const seed of context.seeds) {
-        for (const action of PROBE_ACTIONS) {
-          const opened = await context.sandbox.open({ envSource: candidate.envSource, oracleSource: null });
-          if (opened.kind !== "ok") {
-            return reject("executable", "load_failed", `env.py failed to load: ${opened.message}`, { kind: opened.kind, detail: opened.detail });
-          }
-          const session = opened.value;
-          try {
-            const reset = await session.reset(seed);
-            if (reset.kind !== "ok") {
-              return reject("executable", "reset_failed", `reset(${seed}) failed: ${reset.message}`, { kind: reset.kind, seed, detail: reset.detail });
-            }
-            const step = await session.step(action);
-            if (step.kind !== "ok") {
-              return reject("executable", "step_failed", `step(${JSON.stringify(action)}) failed: ${step.message}`, {
-                kind: step.kind,
-                seed,
-                action,
-                detail: step.detail,
-              });
-            }
-          } finally {
-            await session.close();
-          }
-        }
-      }
-      return pass("executable", { seeds: context.seeds.length, probes: PROBE_ACTIONS.length });
-    },
+  return { name: "executable", usesModel: false, check };
+}
+
+async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {
+  const outcome = await withSession(context.sandbox, candidate, false, (session) => probe(session, candidate, seedRange(context.settings.probeSeeds)));
+  if (outcome.kind !== "ok") {
+    return reject("executable", "load_failed", `env.py failed to load: ${outcome.message}`, { kind: outcome.kind, detail: outcome.detail });
+  }
+  return outcome.value ?? pass("executable", { seeds: context.settings.probeSeeds, probes: PROBE_ACTIONS.length });
+}
+
+/** `invalid_step_result` for a step that returned wrong types or non-finite rewards, else `step_failed`. */
+function stepReason(kind: string): string {
+  return kind === "protocol_violation" ? "invalid_step_result" : "step_failed";
+}
+
+async function probe(session: EnvSession, candidate: EnvPackage, seeds: readonly number[]): Promise<RejectVerdict | null> {
+  const [low, high] = candidate.manifest.rewardRange;
+  const maxTurns = candidate.manifest.maxTurns;
+  const reset = async (seed: number) => {
+    const outcome = await session.reset(seed);
+    return outcome.kind === "ok" ? null : reject("executable", "reset_failed", `reset(${seed}) failed: ${outcome.message}`, { kind: outcome.kind, seed, detail: outcome.detail });
   };
+  for (const seed of seeds) {
+    for (const action of PROBE_ACTIONS) {
+      const failed = await reset(seed);
+      if (failed) return failed;
+      const step = await session.step(action);
+      const shown = action.length > 40 ? `${action.slice(0, 20)}… (${action.length} characters)` : action;
+      if (step.kind !== "ok") {
+        return reject("executable", stepReason(step.kind), `step(${JSON.stringify(shown)}) failed on seed ${seed}: ${step.message}`, { kind: step.kind, seed, action: shown, detail: step.detail });
+      }
+      if (step.value.reward < low - EPSILON || step.value.reward > high + EPSILON) {
+        return reject("executable", "reward_out_of_range", `step(${JSON.stringify(shown)}) on seed ${seed} gave reward ${step.value.reward} outside [${low}, ${high}]`, { seed, action: shown, reward: step.value.reward });
+      }
+    }
+    // one whole episode of probe actions: the running return stays in range and the episode ends by maxTurns
+    const failed = await reset(seed);
+    if (failed) return failed;
+    let total = 0;
+    let ended = false;
+    for (let turn = 0; turn < maxTurns && !ended; turn += 1) {
+      const action = PROBE_ACTIONS[turn % 4] ?? "1";
+      const step = await session.step(action);
+      if (step.kind !== "ok") {
+        return reject("executable", stepReason(step.kind), `step(${JSON.stringify(action)}) at turn ${turn + 1} of seed ${seed} failed: ${step.message}`, { kind: step.kind, seed, turn: turn + 1, detail: step.detail });
+      }
+      total += step.value.reward;
+      if (step.value.reward < low - EPSILON || step.value.reward > high + EPSILON || total < low - EPSILON || total > high + EPSILON) {
+        return reject("executable", "reward_out_of_range", `seed ${seed}, turn ${turn + 1}: reward ${step.value.reward} (running return ${total}) outside [${low}, ${high}]`, { seed, turn: turn + 1, reward: step.value.reward, total });
+      }
+      ended = step.value.terminated || step.value.truncated;
+    }
+    if (!ended) {
+      return reject("executable", "unbounded_episode", `seed ${seed}: the episode neither terminated nor truncated within maxTurns = ${maxTurns} steps`, { seed, maxTurns });
+    }
+  }
+  return null;
 }

@@ -1,36 +1,120 @@
+import { availableParallelism } from "node:os";
+import type { AdmissionGateName } from "../../config/index.js";
 import type { EnvPackage, Verdict } from "../../spec/index.js";
+import { calibrationGate } from "./calibration-gate.js";
+import { decontaminationGate } from "./decontamination-gate.js";
+import { determinismGate } from "./determinism-gate.js";
 import { executableGate } from "./executable-gate.js";
-import type { AdmissionContext, AdmissionGate } from "./gate.js";
-import { doNothingGate, oracleGate } from "./policy-gates.js";
+import type { AdmissionContext, AdmissionGate, AdmissionSettings } from "./gate.js";
+import { hintGate } from "./hint-gate.js";
+import { negativeControlsGate } from "./negative-controls-gate.js";
+import { noveltyGate } from "./novelty-gate.js";
+import { oracleGate } from "./oracle-gate.js";
+import { scorerContractGate } from "./scorer-contract-gate.js";
+import { selfReviewGate } from "./self-review-gate.js";
 import { staticGate } from "./static-gate.js";
 
-/** The default minimal pipeline, cheapest first: static, executable, oracle, do-nothing. */
-export function defaultGates(): AdmissionGate[] {
-  return [staticGate(), executableGate(), oracleGate(), doNothingGate()];
+/** Every gate by name: the one place that composes the pipeline. */
+const GATES: Readonly<Record<AdmissionGateName, () => AdmissionGate>> = {
+  static: staticGate,
+  executable: executableGate,
+  deterministic: determinismGate,
+  oracle: oracleGate,
+  "negative-controls": negativeControlsGate,
+  "scorer-contract": scorerContractGate,
+  hint: hintGate,
+  novelty: noveltyGate,
+  decontamination: decontaminationGate,
+  "self-review": selfReviewGate,
+  calibration: calibrationGate,
+};
+
+/** The gate called `name`. */
+export function createGate(name: AdmissionGateName): AdmissionGate {
+  return GATES[name]();
 }
 
-/** Outcome of {@link admit}: every verdict in order; `admitted` when all passed. */
+/**
+ * The configured pipeline: `settings.gates` in their order (default: all
+ * eleven, cheapest first) without `settings.skip`.
+ */
+export function buildGates(settings: Pick<AdmissionSettings, "gates" | "skip">): AdmissionGate[] {
+  return settings.gates.filter((name) => !settings.skip.includes(name)).map(createGate);
+}
+
+/** Outcome of {@link admit}: every verdict in order, `admitted` when all passed, wall time per gate run. */
 export interface AdmissionResult {
   readonly admitted: boolean;
   readonly verdicts: readonly Verdict[];
+  /** Milliseconds each gate that ran took, by gate name. */
+  readonly timingsMs: Readonly<Record<string, number>>;
+}
+
+/** Options of {@link admit}. */
+export interface AdmitOptions {
+  /** Monotonic clock in milliseconds. @default performance.now */
+  readonly clock?: () => number;
 }
 
 /**
  * Runs `gates` in order and stops at the first reject. Never throws for a bad
- * candidate; an unexpected exception inside a gate becomes a reject with reason
- * `gate_error` so one candidate cannot stop a run.
+ * candidate; an exception inside a gate (e.g. the model failed) becomes a
+ * reject with reason `gate_error` so one candidate cannot stop a run.
  */
-export async function admit(candidate: EnvPackage, gates: readonly AdmissionGate[], context: AdmissionContext): Promise<AdmissionResult> {
+export async function admit(
+  candidate: EnvPackage,
+  gates: readonly AdmissionGate[],
+  context: AdmissionContext,
+  options: AdmitOptions = {},
+): Promise<AdmissionResult> {
+  const clock = options.clock ?? (() => performance.now());
   const verdicts: Verdict[] = [];
+  const timingsMs: Record<string, number> = {};
   for (const gate of gates) {
+    const started = clock();
     let verdict: Verdict;
     try {
       verdict = await gate.check(candidate, context);
     } catch (error) {
       verdict = { status: "reject", gate: gate.name, reason: "gate_error", message: (error as Error).message };
     }
+    timingsMs[gate.name] = Math.round((clock() - started) * 10) / 10;
     verdicts.push(verdict);
-    if (verdict.status === "reject") return { admitted: false, verdicts };
+    if (verdict.status === "reject") return { admitted: false, verdicts, timingsMs };
   }
-  return { admitted: true, verdicts };
+  return { admitted: true, verdicts, timingsMs };
+}
+
+/** Concurrency of `admission.concurrency`: the setting, or one per CPU core when 0. */
+export function admissionConcurrency(settings: Pick<AdmissionSettings, "concurrency">): number {
+  return settings.concurrency > 0 ? settings.concurrency : availableParallelism();
+}
+
+/**
+ * Admits many candidates, at most `concurrency` at a time (each candidate's
+ * gates still run in order). Results are in the order of `candidates`.
+ */
+export async function admitMany(
+  candidates: readonly EnvPackage[],
+  gates: readonly AdmissionGate[],
+  context: AdmissionContext,
+  concurrency: number,
+  options: AdmitOptions = {},
+): Promise<AdmissionResult[]> {
+  const results: AdmissionResult[] = new Array(candidates.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < candidates.length) {
+      const index = next;
+      next += 1;
+      results[index] = await admit(candidates[index] as EnvPackage, gates, context, options);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, candidates.length)) }, worker));
+  return results;
+}
+
+/** The default pipeline of the default settings (all gates, cheapest first). */
+export function defaultGates(): AdmissionGate[] {
+  return buildGates({ gates: Object.keys(GATES) as AdmissionGateName[], skip: [] });
 }

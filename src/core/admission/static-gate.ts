@@ -1,34 +1,64 @@
-import { pass, reject, type EnvPackage, type Verdict } from "../../spec/index.js";
-import type { AdmissionGate } from "./gate.js";
+import { EnvManifestSchema, pass, reject, type EnvPackage, type RejectVerdict, type Verdict } from "../../spec/index.js";
+import type { AdmissionContext, AdmissionGate } from "./gate.js";
+import { accepts } from "./source-inspector.js";
 
-/** Size limits of {@link staticGate}. */
-export interface StaticGateLimits {
-  /** Largest `env.py`, characters. @default 65536 */
-  readonly maxEnvChars: number;
-  /** Largest `oracle.py`, characters. @default 32768 */
-  readonly maxOracleChars: number;
+/**
+ * Reject verdict of the static gate for a manifest that does not match the
+ * package format (reason `package_invalid`); loaders that meet an invalid
+ * `env.json` report through this so the failure is counted like any other.
+ */
+export function packageInvalid(message: string): RejectVerdict {
+  return reject("static", "package_invalid", message);
 }
 
 /**
- * Cheapest gate: source sizes within limits and the required definitions
- * present by text (a class with `reset` and `step`; `def act`). Reason codes:
- * `too_large`, `missing_definitions`.
+ * Gate 1, the cheapest: package fields valid, sources within size limits, both
+ * sources parse, `env.py` defines exactly one class with `reset(self, seed)` and
+ * `step(self, action)`, `oracle.py` defines `act(env, observation)`. Nothing
+ * runs. Reason codes: `package_invalid`, `too_large`, `syntax_error`,
+ * `missing_environment_class`, `several_environment_classes`, `wrong_arity`,
+ * `missing_oracle`.
  */
-export function staticGate(limits: StaticGateLimits = { maxEnvChars: 65_536, maxOracleChars: 32_768 }): AdmissionGate {
-  return {
-    name: "static",
-    async check(candidate: EnvPackage): Promise<Verdict> {
-      if (candidate.envSource.length > limits.maxEnvChars || candidate.oracleSource.length > limits.maxOracleChars) {
-        return reject("static", "too_large", `env.py or oracle.py exceeds ${limits.maxEnvChars}/${limits.maxOracleChars} characters`, {
-          envChars: candidate.envSource.length,
-          oracleChars: candidate.oracleSource.length,
-        });
-      }
-      const hasEnvironment = /def\s+reset\s*\(/.test(candidate.envSource) && /def\s+step\s*\(/.test(candidate.envSource);
-      if (!hasEnvironment || !/def\s+act\s*\(/.test(candidate.oracleSource)) {
-        return reject("static", "missing_definitions", "env.py needs reset() and step(); oracle.py needs act()");
-      }
-      return pass("static");
-    },
-  };
+export function staticGate(): AdmissionGate {
+  return { name: "static", usesModel: false, check };
+}
+
+async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {
+  const { maxEnvChars, maxOracleChars } = context.settings;
+  const manifest = EnvManifestSchema.safeParse(candidate.manifest);
+  if (!manifest.success) {
+    return packageInvalid(manifest.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
+  }
+  if (candidate.envSource.length > maxEnvChars || candidate.oracleSource.length > maxOracleChars) {
+    return reject("static", "too_large", `env.py or oracle.py exceeds ${maxEnvChars}/${maxOracleChars} characters`, {
+      envChars: candidate.envSource.length,
+      oracleChars: candidate.oracleSource.length,
+    });
+  }
+  const [environment, oracle] = await context.inspector.outline([candidate.envSource, candidate.oracleSource]);
+  for (const [file, outline] of [["env.py", environment], ["oracle.py", oracle]] as const) {
+    if (outline?.syntaxError) {
+      return reject("static", "syntax_error", `${file} does not parse: line ${outline.syntaxError.line}: ${outline.syntaxError.message}`, { file, ...outline.syntaxError });
+    }
+  }
+  const classes = (environment?.classes ?? []).filter((entry) => "reset" in entry.methods && "step" in entry.methods);
+  if (classes.length === 0) {
+    return reject("static", "missing_environment_class", "env.py defines no class with both reset() and step()", {
+      classes: (environment?.classes ?? []).map((entry) => ({ name: entry.name, methods: Object.keys(entry.methods) })),
+    });
+  }
+  if (classes.length > 1) {
+    return reject("static", "several_environment_classes", `env.py must define exactly one environment class, found ${classes.map((entry) => entry.name).join(", ")}`);
+  }
+  const [environmentClass] = classes;
+  for (const [method, count] of [["reset", 2], ["step", 2]] as const) {
+    const arity = environmentClass?.methods[method];
+    if (arity !== undefined && !accepts(arity, count)) {
+      return reject("static", "wrong_arity", `${environmentClass?.name}.${method} must take (self, ${method === "reset" ? "seed" : "action"})`, { method, arity });
+    }
+  }
+  const act = oracle?.functions["act"];
+  if (act === undefined) return reject("static", "missing_oracle", "oracle.py defines no top-level act(env, observation)");
+  if (!accepts(act, 2)) return reject("static", "wrong_arity", "oracle.py act must take (env, observation)", { method: "act", arity: act });
+  return pass("static", { environmentClass: environmentClass?.name });
 }

@@ -11,7 +11,7 @@ import {
   type Verdict,
 } from "../../spec/index.js";
 import type { Config } from "../../config/index.js";
-import { admit, type AdmissionGate } from "../admission/index.js";
+import { admit, type AdmissionGate, type AdmissionResources } from "../admission/index.js";
 import {
   classifyDesignFailure,
   designerRewardSettingsFromConfig,
@@ -22,6 +22,7 @@ import { seededRandom } from "../rollout/index.js";
 import { playWithAndWithoutHint, scoreHintPlays } from "./calibrate.js";
 import { buildDesignerPrompt } from "./designer-prompt.js";
 import { parseDesign } from "./parse-design.js";
+import { solverPolicy } from "./solver-policy.js";
 import { deriveSeed, rankExamples, sampleWithoutReplacement } from "./sampling.js";
 
 /** What one design step needs. */
@@ -34,6 +35,8 @@ export interface DesignStepInput {
   readonly corpus: readonly CorpusDocument[];
   readonly memory: readonly EnvironmentRecord[];
   readonly gates: readonly AdmissionGate[];
+  /** Run-long admission resources (source inspector, fingerprint cache, benchmark texts, rubric). */
+  readonly admission: AdmissionResources;
   readonly policyVersion: number;
   /** Learning-potential averages before this design (read only by that reward mode). */
   readonly learningPotential: LearningPotentialState;
@@ -108,8 +111,21 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
   }
 
   const admission = await admit(pkg, input.gates, {
+    ...input.admission,
     sandbox: input.sandbox,
-    seeds: Array.from({ length: config.designer.admissionSeeds }, (_, seed) => seed),
+    settings: config.admission,
+    pool: input.memory.map((record) => record.package),
+    model: input.model,
+    solver: {
+      maxTurns: config.solver.maxTurns,
+      policy: (play) =>
+        solverPolicy(input.model, {
+          hint: null,
+          maxTokens: config.solver.maxTokens,
+          temperature: config.solver.temperature,
+          seed: deriveSeed(config.seed, round, "calibration-gate", index, play),
+        }),
+    },
   });
   const verdicts: Verdict[] = [{ status: "pass", gate: "parse" }, ...admission.verdicts];
   if (!admission.admitted) return rejected(completion, verdicts);

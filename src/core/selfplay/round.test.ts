@@ -7,7 +7,9 @@ import { loadSeedPackages } from "../../adapters/package-files/index.js";
 import { readCorpus } from "../../adapters/corpus/index.js";
 import { ModelUnavailableError, packageId, type Store } from "../../spec/index.js";
 import { answersWithHintOnly, designCompletion, ScriptedModel, SECRET_42 } from "../../testing/scripted-model.js";
-import { defaultGates } from "../admission/index.js";
+import { buildGates } from "../admission/index.js";
+import { PythonInspector } from "../../adapters/python-inspector/index.js";
+import { readRubric } from "../../adapters/corpus/index.js";
 import { runSelfPlay } from "./run-selfplay.js";
 import { runRound } from "./round.js";
 
@@ -18,9 +20,17 @@ const sandbox = new BwrapSandbox({ limits: { callTimeoutMs: 1500 } });
 const corpus = readCorpus(null);
 const fixedNow = () => new Date("2026-11-29T12:00:00.000Z");
 
-function config(designs: number) {
-  return parseConfig({ plays: 2, solver: { environments: 1, maxTurns: 3 }, designer: { designs, admissionSeeds: 2 } });
+// calibration is left out: the scripted Solver never wins without the hint (a separate test shows it rejecting)
+function config(designs: number, skip: string[] = ["calibration"]) {
+  return parseConfig({ plays: 2, solver: { environments: 1, maxTurns: 3 }, designer: { designs }, admission: { seeds: 4, probeSeeds: 2, skip } });
 }
+
+/** Scripted reviewer and Solver: reviews accept, the Solver answers right only with the hint. */
+function reviewsAccept(messages: Parameters<typeof answersWithHintOnly>[0]): string {
+  return messages[0]?.content.startsWith("You review") ? "All criteria hold.\nVERDICT: ACCEPT" : answersWithHintOnly(messages);
+}
+
+const admissionResources = () => ({ inspector: new PythonInspector(), fingerprints: new Map(), benchmarkTexts: [], rubric: readRubric(null) });
 
 function freshStore(): Store {
   const store = new SqliteStore(":memory:");
@@ -31,16 +41,18 @@ function freshStore(): Store {
 const good = designCompletion(SECRET_42.manifest, SECRET_42.env, SECRET_42.oracle);
 const variant = (env: string, oracle: string = SECRET_42.oracle) => designCompletion({ ...SECRET_42.manifest, name: "variant" }, env, oracle);
 
-async function round(designs: readonly (string | Error)[], store = freshStore(), count = designs.length) {
-  const model = new ScriptedModel(designs, answersWithHintOnly);
+async function round(designs: readonly (string | Error)[], store = freshStore(), count = designs.length, skip?: string[]) {
+  const model = new ScriptedModel(designs, reviewsAccept);
+  const settings = config(count, skip);
   const report = await runRound(1, {
-    config: config(count),
+    config: settings,
     model,
     sandbox,
     store,
     trainer: new NoopTrainer(),
     corpus,
-    gates: defaultGates(),
+    gates: buildGates(settings.admission),
+    admission: admissionResources(),
     progress: {},
     now: fixedNow,
   });
@@ -54,7 +66,9 @@ describe("self-play round (scripted fake model)", () => {
     const [design] = store.listDesigns(1);
     // no-hint win rate 0, hint win rate 1 → regret 1 → 0.4·1 + 0.6·anchor(0) = 0.4
     expect(design?.reward).toBeCloseTo(0.4);
-    expect(design?.verdicts.map((verdict) => verdict.gate)).toEqual(["parse", "static", "executable", "oracle", "do-nothing"]);
+    expect(design?.verdicts.map((verdict) => verdict.gate)).toEqual([
+      "parse", "static", "executable", "deterministic", "oracle", "negative-controls", "scorer-contract", "hint", "novelty", "decontamination", "self-review",
+    ]);
     const admitted = store.listEnvironments().find((record) => record.id === design?.environmentId);
     expect(admitted?.scores).toMatchObject({ plays: 2, winRateNoHint: 0, winRateHint: 1, regret: 1 });
     expect(admitted?.package.manifest.provenance).toMatchObject({ origin: "designer", designerModel: "scripted-fake", createdAt: "2026-11-29T12:00:00.000Z" });
@@ -77,7 +91,7 @@ describe("self-play round (scripted fake model)", () => {
       designCompletion(SECRET_42.manifest, SECRET_42.env, "# no oracle here\n"),
       variant("class Broken:\n    def reset(self, seed):\n        return 'x'\n    def step(self, action):\n        raise RuntimeError('boom')\n"),
       variant("class Hang:\n    def reset(self, seed):\n        return 'x'\n    def step(self, action):\n        while True:\n            pass\n"),
-      variant("class Free:\n    def reset(self, seed):\n        return 'x'\n    def step(self, action):\n        return ('ok', 1.0, True, False, {})\n"),
+      variant("class Free:\n    def reset(self, seed):\n        return f'x{seed}'\n    def step(self, action):\n        return ('ok', 1.0, True, False, {})\n"),
       variant(SECRET_42.env, "def act(env, observation):\n    return '41'\n"),
       variant("class Syntax(:\n    def reset(self, seed): pass\n    def step(self, action): pass\n"),
       new ModelUnavailableError("server down"),
@@ -91,12 +105,20 @@ describe("self-play round (scripted fake model)", () => {
       step_failed: 2,
       empty_solution_passes: 1,
       oracle_failed: 1,
-      load_failed: 1,
+      syntax_error: 1,
       model_error: 1,
     });
     expect(Object.keys(report.errors)).toEqual(["model_unavailable: server down"]);
     // penalties: unparseable −1 (×2: no code, no oracle), mechanical rejections −0.5 (×5); model errors are not counted
     expect(report.designer.meanReward).toBeCloseTo((-1 * 2 - 0.5 * 5) / 7);
+  });
+
+  it("runs the calibration gate with the Solver and reports its reason", async () => {
+    // the scripted Solver never answers right without the hint: pass rate 0 of 8, then 0 of 16 in the second stage
+    const { report, store } = await round([good], freshStore(), 1, []);
+    expect(report).toMatchObject({ admitted: 0, rejected: { too_hard: 1 } });
+    const verdict = store.listDesigns(1)[0]?.verdicts.at(-1);
+    expect(verdict).toMatchObject({ gate: "calibration", reason: "too_hard", evidence: { plays: 16, wins: 0, secondStage: true } });
   });
 
   it("rejects an exact copy of an environment in memory", async () => {
@@ -143,7 +165,8 @@ describe("self-play round (scripted fake model)", () => {
       trainer: new NoopTrainer(),
       corpus,
       seeds: [],
-      gates: defaultGates(),
+      gates: buildGates(config(0).admission),
+      admission: admissionResources(),
     };
     await expect(runSelfPlay(run)).rejects.toThrow(/already holds a run; pass --resume/);
   });

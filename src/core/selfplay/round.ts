@@ -1,6 +1,6 @@
 import type { Config } from "../../config/index.js";
 import type { CorpusDocument, EpisodeRecord, LanguageModel, RoundReport, Sandbox, Store, Trainer } from "../../spec/index.js";
-import type { AdmissionGate } from "../admission/index.js";
+import type { AdmissionGate, AdmissionResources } from "../admission/index.js";
 import { EMPTY_LEARNING_POTENTIAL, type LearningPotentialState } from "../rewards/index.js";
 import { seededRandom } from "../rollout/index.js";
 import { playWithAndWithoutHint } from "./calibrate.js";
@@ -22,6 +22,8 @@ export interface RoundDependencies {
   readonly trainer: Trainer;
   readonly corpus: readonly CorpusDocument[];
   readonly gates: readonly AdmissionGate[];
+  /** Run-long admission resources (source inspector, fingerprint cache, benchmark texts, rubric). */
+  readonly admission: AdmissionResources;
   readonly progress: ProgressListener;
   /** @default () => new Date() */
   readonly now?: () => Date;
@@ -86,6 +88,7 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
       corpus: deps.corpus,
       memory: store.listEnvironments(),
       gates: deps.gates,
+      admission: deps.admission,
       policyVersion,
       learningPotential,
       now,

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Config } from "../../config/index.js";
 import { ConfigError, packageId, type CorpusDocument, type EnvPackage, type LanguageModel, type RoundReport, type Sandbox, type Store, type Trainer } from "../../spec/index.js";
 import { makeDirectory } from "../../support/make-directory.js";
-import type { AdmissionGate } from "../admission/index.js";
+import type { AdmissionGate, AdmissionResources } from "../admission/index.js";
 import type { ProgressListener } from "./progress.js";
 import { runRound } from "./round.js";
 
@@ -25,6 +25,8 @@ export interface SelfPlayRun {
   /** Environments memory starts with (the seeds). */
   readonly seeds: readonly EnvPackage[];
   readonly gates: readonly AdmissionGate[];
+  /** Run-long admission resources (source inspector, fingerprint cache, benchmark texts, rubric). */
+  readonly admission: AdmissionResources;
   readonly progress?: ProgressListener;
   /** @default () => new Date() */
   readonly now?: () => Date;
@@ -79,6 +81,7 @@ export async function runSelfPlay(run: SelfPlayRun): Promise<SelfPlayResult> {
       trainer: run.trainer,
       corpus: run.corpus,
       gates: run.gates,
+      admission: run.admission,
       progress,
       ...(run.now ? { now: run.now } : {}),
     });

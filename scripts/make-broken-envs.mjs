@@ -1,0 +1,309 @@
+#!/usr/bin/env node
+// Writes the broken-environment corpus under fixtures/broken-envs/: one package folder per
+// fixture (env.json, env.py, oracle.py) plus expected.json naming the gate and reason that
+// must reject it ({"gate": null} marks a good environment that must be admitted).
+// Each fixture breaks one working template (or a seed) in one way. Rerun after changing a template:
+//   node scripts/make-broken-envs.mjs
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const OUT = join(ROOT, "fixtures", "broken-envs");
+const SEEDS = join(ROOT, "envs", "seeds");
+
+const provenance = { origin: "seed", parentId: null, generation: 0, designerModel: null, promptHash: null, corpusDocumentIds: [], createdAt: "2026-11-29T00:00:00.000Z" };
+
+// ---- template 1: single-turn sum of numbers -------------------------------------------------
+const SUM_MANIFEST = {
+  schemaVersion: 1,
+  name: "number-sum",
+  title: "Add up the numbers",
+  description: "The first observation lists five two-digit numbers. The agent replies once with 'Answer: <total>'. Reward is 1.0 when the total is exact and 0 otherwise.",
+  interaction: "single-turn",
+  maxTurns: 1,
+  rewardRange: [0, 1],
+  passThreshold: 1,
+  hint: "Add the numbers in pairs and carry the tens carefully; check the total once more before replying.",
+  skills: ["arithmetic"],
+  scenario: "adding a column of numbers",
+  difficulty: {},
+  provenance,
+};
+
+function sumEnv({ header = "import random\nimport re\n", reset, score, extra = "", klass = "NumberSum" } = {}) {
+  return `${header}
+
+${extra}
+class ${klass}:
+    def reset(self, seed):
+${reset ?? `        rng = random.Random(seed)
+        self.numbers = [rng.randint(10, 99) for _ in range(5)]
+        self.answer = sum(self.numbers)
+        self.done = False
+        return "Numbers: " + " ".join(str(n) for n in self.numbers) + ". Reply 'Answer: <total>'."`}
+
+    def step(self, action):
+        if self.done:
+            return ("The episode is over.", 0.0, True, False, {})
+        self.done = True
+${score ?? `        match = re.fullmatch(r"\\s*Answer:\\s*(-?\\d+)\\s*", action)
+        correct = match is not None and int(match.group(1)) == self.answer`}
+        return ("Correct." if correct else "Wrong.", 1.0 if correct else 0.0, True, False, {"correct": correct})
+`;
+}
+const SUM_ORACLE = "def act(env, observation):\n    return f\"Answer: {env.answer}\"\n";
+
+// ---- template 2: multi-turn counter ---------------------------------------------------------
+const COUNTER_MANIFEST = {
+  schemaVersion: 1,
+  name: "counter-target",
+  title: "Move a counter to its target",
+  description: "A counter starts at a value and must reach a target 6 to 9 steps away. Each turn the agent replies 'inc' or 'dec'. Reward 1.0 when the counter equals the target; after 12 turns the episode is truncated with reward 0.",
+  interaction: "multi-turn",
+  maxTurns: 12,
+  rewardRange: [0, 1],
+  passThreshold: 1,
+  hint: "Compare the counter with the target and move one step towards it every turn.",
+  skills: ["planning"],
+  scenario: "adjusting a dial",
+  difficulty: {},
+  provenance,
+};
+
+function counterEnv({ move, reached, limit = "12", extraStep = "", feedback = "f\"Counter at {self.value}; target {self.target}.\"" } = {}) {
+  return `import random
+
+
+class CounterTarget:
+    def reset(self, seed):
+        rng = random.Random(seed)
+        self.value = rng.randint(0, 20)
+        self.target = self.value + rng.choice([-1, 1]) * rng.randint(6, 9)
+        self.turns = 0
+        self.done = False
+        return f"Counter at {self.value}; bring it to {self.target}. Each turn reply 'inc' or 'dec'."
+
+    def step(self, action):
+        if self.done:
+            return ("The episode is over.", 0.0, True, False, {})
+        self.turns += 1
+${extraStep}${move ?? `        command = action.strip().lower()
+        if command == "inc":
+            self.value += 1
+        elif command == "dec":
+            self.value -= 1`}
+        if ${reached ?? "self.value == self.target"}:
+            self.done = True
+            return (f"Reached {self.target}.", 1.0, True, False, {})
+        if ${limit === null ? "False" : `self.turns >= ${limit}`}:
+            self.done = True
+            return (f"Out of turns at {self.value}.", 0.0, False, True, {})
+        return (${feedback}, 0.0, False, False, {})
+`;
+}
+const COUNTER_ORACLE = "def act(env, observation):\n    return \"inc\" if env.value < env.target else \"dec\"\n";
+
+// ---- template 3: constant-code vault (for hint and calibration fixtures) --------------------
+const CODE_MANIFEST = {
+  schemaVersion: 1,
+  name: "room-code",
+  title: "Recall the room code",
+  description: "The agent is in one of many rooms and must reply with the building's four-digit code as 'Code: <digits>'. Reward 1.0 for the right code.",
+  interaction: "single-turn",
+  maxTurns: 1,
+  rewardRange: [0, 1],
+  passThreshold: 1,
+  hint: "The code never changes between rooms; remember it from earlier visits.",
+  skills: ["recall"],
+  scenario: "entering a building",
+  difficulty: {},
+  provenance,
+};
+const CODE_ENV = `import random
+
+
+class RoomCode:
+    def reset(self, seed):
+        rng = random.Random(seed)
+        self.room = rng.randint(100, 999)
+        self.done = False
+        return f"You stand at the door of room {self.room}. Reply 'Code: <digits>'."
+
+    def step(self, action):
+        if self.done:
+            return ("The episode is over.", 0.0, True, False, {})
+        self.done = True
+        correct = action.strip() == "Code: 4172"
+        return ("The door opens." if correct else "The door stays shut.", 1.0 if correct else 0.0, True, False, {})
+`;
+const CODE_ORACLE = "def act(env, observation):\n    return \"Code: 4172\"\n";
+
+const fixtures = [];
+function add(name, expected, why, { manifest = SUM_MANIFEST, env = sumEnv(), oracle = SUM_ORACLE, manifestText } = {}) {
+  fixtures.push({ name, expected, why, manifest: { ...manifest, name: manifest.name }, env, oracle, manifestText });
+}
+const sum = (overrides) => ({ env: sumEnv(overrides) });
+const counter = (overrides, manifest = COUNTER_MANIFEST) => ({ manifest, env: counterEnv(overrides), oracle: COUNTER_ORACLE });
+
+// good environments: must be admitted by every mechanical gate
+add("good-number-sum", null, "working single-turn template");
+add("good-counter-target", null, "working multi-turn template", counter({}));
+
+// 1 static
+add("syntax-error-env", ["static", "syntax_error"], "env.py has an unclosed parenthesis", { env: sumEnv().replace("self.answer = sum(self.numbers)", "self.answer = sum(self.numbers") });
+add("syntax-error-oracle", ["static", "syntax_error"], "oracle.py is not Python", { oracle: "def act(env, observation)\n    return env.answer\n" });
+add("missing-step", ["static", "missing_environment_class"], "the class has reset() but no step()", { env: sumEnv().replace("    def step(self, action):", "    def stop(self, action):") });
+add("missing-reset", ["static", "missing_environment_class"], "the class has step() but no reset()", { env: sumEnv().replace("    def reset(self, seed):", "    def restart(self, seed):") });
+add("two-environment-classes", ["static", "several_environment_classes"], "two classes with reset() and step()", { env: `${sumEnv()}\n\nclass Spare(NumberSum):\n    def reset(self, seed):\n        return "spare"\n\n    def step(self, action):\n        return ("spare", 0.0, True, False, {})\n` });
+add("step-without-action", ["static", "wrong_arity"], "step() takes no action", { env: sumEnv().replace("def step(self, action):", "def step(self):").replace(/action\)/g, "'')") });
+add("reset-without-seed", ["static", "wrong_arity"], "reset() takes no seed", { env: sumEnv().replace("def reset(self, seed):", "def reset(self):").replace("random.Random(seed)", "random.Random(0)") });
+add("oracle-missing-act", ["static", "missing_oracle"], "oracle.py names its function solve", { oracle: "def solve(env, observation):\n    return f\"Answer: {env.answer}\"\n" });
+add("oracle-act-one-argument", ["static", "wrong_arity"], "act() takes only the environment", { oracle: "def act(env):\n    return f\"Answer: {env.answer}\"\n" });
+add("env-too-large", ["static", "too_large"], "env.py is over 64 KiB", { env: `${sumEnv()}\n${"# padding padding padding padding padding padding padding padding\n".repeat(1100)}` });
+add("manifest-threshold-outside-range", ["static", "package_invalid"], "passThreshold above the reward range", { manifestText: JSON.stringify({ ...SUM_MANIFEST, passThreshold: 2 }, null, 2) });
+add("manifest-bad-name", ["static", "package_invalid"], "name is not kebab-case", { manifestText: JSON.stringify({ ...SUM_MANIFEST, name: "Number Sum!" }, null, 2) });
+add("manifest-not-json", ["static", "package_invalid"], "env.json is not JSON", { manifestText: "{ name: number-sum" });
+
+// 2 executable
+add("crash-on-import", ["executable", "load_failed"], "module-level code raises", sum({ extra: "raise RuntimeError('configuration file missing')\n" }));
+add("crash-on-reset", ["executable", "reset_failed"], "reset() divides by zero", sum({ reset: "        self.numbers = [1, 2]\n        self.answer = 1 // 0\n        return 'never'" }));
+add("reset-returns-number", ["executable", "reset_failed"], "reset() returns an int", sum({ reset: "        rng = random.Random(seed)\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return self.answer" }));
+add("reset-memory-hog", ["executable", "reset_failed"], "reset() allocates far beyond the memory limit", sum({ reset: "        self.blob = bytearray(4 * 1024 * 1024 * 1024)\n        return 'never'" }));
+add("crash-on-text-action", ["executable", "step_failed"], "step() calls int() on the raw action", sum({ score: "        correct = int(action.replace('Answer:', '')) == self.answer" }));
+add("crash-on-long-action", ["executable", "step_failed"], "step() refuses long actions by raising", sum({ score: "        if len(action) > 1000:\n            raise ValueError('action too long')\n        correct = action.strip() == f'Answer: {self.answer}'" }));
+add("crash-on-non-ascii", ["executable", "step_failed"], "step() encodes the action as ASCII", sum({ score: "        correct = action.encode('ascii').decode() == f'Answer: {self.answer}'" }));
+add("crash-on-empty-action", ["executable", "step_failed"], "step() indexes the first character", sum({ score: "        first = action[0]\n        correct = first == 'A' and action.strip() == f'Answer: {self.answer}'" }));
+add("hang-on-odd-action", ["executable", "step_failed"], "step() loops forever on a non-numeric reply", sum({ score: "        while not any(ch.isdigit() for ch in action):\n            pass\n        correct = action.strip() == f'Answer: {self.answer}'" }));
+add("nan-reward", ["executable", "invalid_step_result"], "wrong answers earn NaN", { env: sumEnv().replace("1.0 if correct else 0.0", "1.0 if correct else float('nan')") });
+add("infinite-reward", ["executable", "invalid_step_result"], "wrong answers earn -inf", { env: sumEnv().replace("1.0 if correct else 0.0", "1.0 if correct else float('-inf')") });
+add("observation-not-string", ["executable", "invalid_step_result"], "step() returns the verdict as a bool", { env: sumEnv().replace('("Correct." if correct else "Wrong.", ', "(correct, ") });
+add("step-returns-four-values", ["executable", "invalid_step_result"], "step() returns a 4-tuple (old Gym API)", { env: sumEnv().replace(', True, False, {"correct": correct})', ', True, {"correct": correct})') });
+add("reward-above-range", ["executable", "reward_out_of_range"], "wrong answers earn 5 in a [0, 1] task", { env: sumEnv().replace("1.0 if correct else 0.0", "1.0 if correct else 5.0") });
+add("reward-below-range", ["executable", "reward_out_of_range"], "wrong answers earn -1 in a [0, 1] task", { env: sumEnv().replace("1.0 if correct else 0.0", "1.0 if correct else -1.0") });
+add("running-return-above-range", ["executable", "reward_out_of_range"], "every step pays 0.4, so the return leaves [0, 1]", counter({ move: "        self.value += 0\n        return (f'Counter at {self.value}.', 0.4, False, False, {})" }));
+add("unbounded-episode", ["executable", "unbounded_episode"], "the counter never truncates", counter({ limit: null }));
+
+// 3 deterministic
+add("nondeterministic-clock", ["deterministic", "nondeterministic"], "numbers come from the wall clock", sum({ header: "import random\nimport re\nimport time\n", reset: "        rng = random.Random(seed + time.time_ns())\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"" }));
+add("nondeterministic-os-random", ["deterministic", "nondeterministic"], "numbers come from os.urandom", sum({ header: "import os\nimport random\nimport re\n", reset: "        self.numbers = [10 + b % 90 for b in os.urandom(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"" }));
+add("nondeterministic-system-random", ["deterministic", "nondeterministic"], "numbers come from random.SystemRandom", sum({ reset: "        rng = random.SystemRandom()\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"" }));
+add("state-leaks-across-episodes", ["deterministic", "nondeterministic"], "a class attribute counts episodes and shifts the numbers", sum({ reset: "        NumberSum.episodes = getattr(NumberSum, 'episodes', 0) + 1\n        rng = random.Random(seed + NumberSum.episodes)\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"" }));
+add("nondeterministic-feedback", ["deterministic", "nondeterministic"], "step feedback quotes the clock", counter({ extraStep: "        import time\n", feedback: "f\"Counter at {self.value}; target {self.target} (clock {time.perf_counter_ns()}).\"" }));
+add("every-seed-identical", ["deterministic", "seeds_identical"], "reset ignores the seed", sum({ reset: "        rng = random.Random(1234)\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"" }));
+add("seeds-two-variants", ["deterministic", "seeds_identical"], "only the seed's parity matters", sum({ reset: "        rng = random.Random(seed % 2)\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"" }));
+
+// 4 oracle
+add("oracle-off-by-one", ["oracle", "oracle_failed"], "the oracle adds one", { oracle: "def act(env, observation):\n    return f\"Answer: {env.answer + 1}\"\n" });
+add("oracle-wrong-on-odd-seeds", ["oracle", "oracle_failed"], "the oracle only knows even totals", { oracle: "def act(env, observation):\n    return f\"Answer: {env.answer if env.answer % 2 == 0 else 0}\"\n" });
+add("oracle-crashes", ["oracle", "oracle_error"], "the oracle reads a missing attribute", { oracle: "def act(env, observation):\n    return f\"Answer: {env.total}\"\n" });
+add("oracle-returns-int", ["oracle", "oracle_error"], "the oracle returns an int, not text", { oracle: "def act(env, observation):\n    return env.answer\n" });
+add("oracle-too-slow", ["oracle", "oracle_too_slow"], "the oracle waits six turns before moving", { ...counter({}), oracle: "def act(env, observation):\n    if env.turns < 6:\n        return \"wait\"\n    return \"inc\" if env.value < env.target else \"dec\"\n" });
+add("unwinnable-reward", ["oracle", "oracle_failed"], "the best reward is 0.5 below the threshold of 1", { env: sumEnv().replace("1.0 if correct else 0.0", "0.5 if correct else 0.0") });
+
+// 5 negative controls
+add("always-win", ["negative-controls", "empty_solution_passes"], "every reply earns full reward", sum({ score: "        correct = True" }));
+add("empty-reply-accepted", ["negative-controls", "empty_solution_passes"], "an empty reply counts as correct", sum({ score: "        correct = action.strip() == '' or action.strip() == f'Answer: {self.answer}'" }));
+add("counter-moves-on-anything", ["negative-controls", "empty_solution_passes"], "any reply moves the counter towards the target", counter({ move: "        self.value += 1 if self.value < self.target else -1" }));
+add("any-integer-accepted", ["negative-controls", "random_agent_passes"], "any integer reply counts as correct", sum({ score: "        correct = re.search(r'\\d', action) is not None" }));
+add("any-word-accepted", ["negative-controls", "random_agent_passes"], "any non-empty reply counts as correct", sum({ score: "        correct = action.strip() != ''" }));
+add("long-reply-accepted", ["negative-controls", "invalid_action_passes"], "long replies get the benefit of the doubt", sum({ score: "        correct = len(action.strip()) > 20 or action.strip() == f'Answer: {self.answer}'" }));
+add("bracketed-reply-accepted", ["negative-controls", "invalid_action_passes"], "a reply in angle brackets is treated as a wildcard", sum({ score: "        correct = action.strip().startswith('<<') or action.strip() == f'Answer: {self.answer}'" }));
+
+// 6 scorer contract
+add("substring-scorer", ["scorer-contract", "perturbed_answer_accepted"], "accepts any reply that contains the total anywhere", sum({ score: "        correct = str(self.answer) in action" }));
+add("any-number-scorer", ["scorer-contract", "perturbed_answer_accepted"], "accepts a reply if any number in it is the total", sum({ score: "        correct = any(int(n) == self.answer for n in re.findall(r'\\d+', action))" }));
+add("off-by-one-tolerated", ["scorer-contract", "perturbed_answer_accepted"], "totals within 2 are accepted", sum({ score: "        match = re.fullmatch(r'\\s*Answer:\\s*(-?\\d+)\\s*', action)\n        correct = match is not None and abs(int(match.group(1)) - self.answer) <= 2" }));
+add("percent-tolerance", ["scorer-contract", "perturbed_answer_accepted"], "totals within 1% are accepted", sum({ score: "        match = re.fullmatch(r'\\s*Answer:\\s*(-?\\d+)\\s*', action)\n        correct = match is not None and abs(int(match.group(1)) - self.answer) <= 0.01 * self.answer" }));
+add("counter-first-letter-parsing", ["scorer-contract", "perturbed_answer_accepted"], "commands are read by their first letter, so a misspelt command still counts", counter({ move: "        command = action.strip().lower()[:1]\n        if command == 'i':\n            self.value += 1\n        elif command == 'd':\n            self.value -= 1" }));
+
+// 7 hint
+add("hint-states-code", ["hint", "hint_leaks_answer"], "the hint gives the code", { manifest: { ...CODE_MANIFEST, hint: "The code is 4172 in every room; type it exactly." }, env: CODE_ENV, oracle: CODE_ORACLE });
+add("hint-spells-code", ["hint", "hint_leaks_answer"], "the hint gives the code with dashes", { manifest: { ...CODE_MANIFEST, hint: "Remember the sequence 4-1-7-2 from the lobby sign." }, env: CODE_ENV, oracle: CODE_ORACLE });
+add("hint-gives-full-reply", ["hint", "hint_leaks_answer"], "the hint quotes the winning reply", { manifest: { ...CODE_MANIFEST, hint: "Reply exactly 'Code: 4172' and nothing else." }, env: CODE_ENV, oracle: CODE_ORACLE });
+add("hint-gives-worked-answer", ["hint", "hint_leaks_answer"], "the hint quotes seed 0's total", { manifest: { ...SUM_MANIFEST, hint: "Add carefully; for the first room's numbers the reply is Answer: 255, for example." } });
+add("hint-too-short", ["hint", "hint_length"], "the hint is one word", { manifest: { ...SUM_MANIFEST, hint: "Add." } });
+add("hint-too-long", ["hint", "hint_length"], "the hint is 1,600 characters of padding", { manifest: { ...SUM_MANIFEST, hint: "Add the numbers carefully and check the carries. ".repeat(32).trim() } });
+
+// 8 self-review (model-based; mechanically sound)
+add("review-contradictory-description", ["self-review", "review_rejected"], "the description promises reward for the smallest number, the code pays for the total", { manifest: { ...SUM_MANIFEST, description: "The first observation lists five numbers. Reply with the smallest of them as 'Answer: <n>'; reward 1.0 for the smallest number. The reply must be the total of all five." } });
+add("review-unobservable-target", ["self-review", "review_rejected"], "the description says the numbers are hidden, yet the task is to add them", { manifest: { ...SUM_MANIFEST, description: "Five numbers are hidden from the agent and never shown. Reply with their total as 'Answer: <total>'; reward 1.0 when exact." } });
+add("review-unrelated-skill", ["self-review", "review_rejected"], "the description and skills describe a chess puzzle", { manifest: { ...SUM_MANIFEST, title: "Mate in two", description: "A chess position is shown; reply with the mating move in algebraic notation. Reward 1.0 for mate.", skills: ["chess tactics"], scenario: "chess puzzle" } });
+
+// 10 decontamination (texts in benchmarks.jsonl)
+const BENCHMARK = [
+  { id: "bench-arith-001", text: "A farmer has seventeen sheep and all but nine run away through a gap in the fence during the storm; how many sheep does the farmer still have in the field at the end of the day?" },
+  { id: "bench-arith-002", text: "Natalia sold clips to forty eight of her friends in April and then she sold half as many clips in May; how many clips did Natalia sell altogether in April and May of that year?" },
+  { id: "bench-logic-003", text: "Three boxes are labelled apples, oranges and mixed, and every label is wrong; by drawing a single fruit from one box you can relabel all three boxes correctly, so which box do you draw from?" },
+];
+add("benchmark-in-description", ["decontamination", "benchmark_overlap"], "the description pastes a benchmark problem", { manifest: { ...SUM_MANIFEST, description: `${SUM_MANIFEST.description} Warm-up: Natalia sold clips to forty eight of her friends in April and then she sold half as many clips in May; how many clips did Natalia sell altogether?` } });
+add("benchmark-in-observation", ["decontamination", "benchmark_overlap"], "the first observation pastes a benchmark problem", sum({ reset: "        rng = random.Random(seed)\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'A farmer has seventeen sheep and all but nine run away through a gap in the fence during the storm. Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"" }));
+add("benchmark-in-hint", ["decontamination", "benchmark_overlap"], "the hint pastes a benchmark puzzle", { manifest: { ...SUM_MANIFEST, hint: "Like the puzzle where three boxes are labelled apples, oranges and mixed, and every label is wrong: check each step." } });
+
+// 11 calibration (model-based; mechanically sound)
+add("calibration-too-easy", ["calibration", "too_easy"], "the code is the same in every room, so a Solver that remembers it always wins", { manifest: { ...CODE_MANIFEST }, env: CODE_ENV, oracle: CODE_ORACLE });
+add("calibration-impossible", ["calibration", "too_hard"], "a six-digit number is drawn and nothing about it is shown", {
+  manifest: { ...CODE_MANIFEST, name: "hidden-number", title: "Name the hidden number", description: "A six-digit number is drawn and hidden. Reply with it as 'Code: <digits>'. Reward 1.0 when it is right.", hint: "There is no information to use; any six-digit number is equally likely." },
+  env: CODE_ENV.replace("class RoomCode:", "class HiddenNumber:").replace("self.room = rng.randint(100, 999)", "self.room = rng.randint(100, 999)\n        self.secret = rng.randint(100000, 999999)").replace('action.strip() == "Code: 4172"', 'action.strip() == f"Code: {self.secret}"'),
+  oracle: "def act(env, observation):\n    return f\"Code: {env.secret}\"\n",
+});
+
+// 9 novelty: copies of seeds
+function seed(name) {
+  const folder = join(SEEDS, name);
+  return {
+    manifest: JSON.parse(readFileSync(join(folder, "env.json"), "utf8")),
+    env: readFileSync(join(folder, "env.py"), "utf8"),
+    oracle: readFileSync(join(folder, "oracle.py"), "utf8"),
+  };
+}
+function rename(text, pairs) {
+  return pairs.reduce((out, [from, to]) => out.replace(new RegExp(`\\b${from}\\b`, "g"), to), text);
+}
+function stripComments(text) {
+  return text.replace(/^"""[\s\S]*?"""\n?/, "").replace(/^\s*#.*\n/gm, "");
+}
+const designer = { ...provenance, origin: "designer" };
+{
+  const s = seed("number-guess");
+  add("copy-number-guess-renamed", ["novelty", "text_near_duplicate"], "number-guess with its name and title changed only", { manifest: { ...s.manifest, name: "secret-integer", title: "Find the integer", provenance: designer }, env: s.env, oracle: s.oracle });
+  const pairs = [["NumberGuessEnv", "HiddenValueGame"], ["parse_int", "read_number"], ["guess_budget", "allowance"], ["INT_RE", "NUMBER_PATTERN"], ["MIN_N", "LOW_BOUND"], ["MAX_N", "HIGH_BOUND"], ["MAX_TURNS", "TURN_CAP"], ["rng", "generator"], ["matches", "found"], ["history", "log"], ["word", "verdict"]];
+  add("copy-number-guess-rewritten", ["novelty", "behaviour_copy"], "number-guess with every identifier renamed, comments dropped and the description reworded", {
+    manifest: { ...s.manifest, name: "hidden-value", title: "Locate the hidden value", description: "Find the hidden whole number. After each attempt you learn whether it is above or below your attempt, and how many attempts remain; full reward on a hit.", provenance: designer },
+    env: rename(stripComments(s.env), pairs).replace(/\n\n\n/g, "\n\n"),
+    oracle: rename(stripComments(s.oracle), pairs),
+  });
+}
+for (const name of ["code-breaker", "knapsack", "subset-sum", "shortest-path"]) {
+  const s = seed(name);
+  add(`copy-${name}-reformatted`, ["novelty", "text_near_duplicate"], `${name} with comments and docstrings dropped and blank lines removed`, {
+    manifest: { ...s.manifest, name: `${name}-v2`, provenance: designer },
+    env: stripComments(s.env).replace(/\n\s*\n/g, "\n"),
+    oracle: stripComments(s.oracle).replace(/\n\s*\n/g, "\n"),
+  });
+}
+{
+  const s = seed("longest-increasing-subsequence");
+  add("copy-lis-behavioural", ["novelty", "behaviour_copy"], "longest-increasing-subsequence rewritten: the same observations and rewards from different code", {
+    manifest: { ...s.manifest, name: "rising-run", title: "Longest rising selection", description: "Given a list of numbers, report how many can be kept, in order, so that each kept number exceeds the previous one.", provenance: designer },
+    env: null, // filled from the seed by behaviouralCopy below
+    oracle: "def act(env, observation):\n    best = []\n    for i, x in enumerate(env.seq):\n        best.append(1 + max([best[j] for j in range(i) if env.seq[j] < x], default=0))\n    return f\"Answer: {max(best)}\"\n",
+  });
+}
+
+function writeFixture(fixture) {
+  const folder = join(OUT, fixture.name);
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, "env.json"), fixture.manifestText ?? `${JSON.stringify(fixture.manifest, null, 2)}\n`);
+  writeFileSync(join(folder, "env.py"), fixture.env);
+  writeFileSync(join(folder, "oracle.py"), fixture.oracle);
+  const expected = fixture.expected === null ? { gate: null, reason: null, why: fixture.why } : { gate: fixture.expected[0], reason: fixture.expected[1], why: fixture.why };
+  writeFileSync(join(folder, "expected.json"), `${JSON.stringify(expected, null, 2)}\n`);
+}
+
+const lisCopy = fixtures.find((fixture) => fixture.name === "copy-lis-behavioural");
+lisCopy.env = readFileSync(join(ROOT, "scripts", "broken-envs", "lis-behavioural-copy.py"), "utf8");
+
+rmSync(OUT, { recursive: true, force: true });
+for (const fixture of fixtures) writeFixture(fixture);
+writeFileSync(join(OUT, "benchmarks.jsonl"), BENCHMARK.map((entry) => JSON.stringify(entry)).join("\n") + "\n");
+console.log(`${fixtures.length} fixtures written to ${OUT}`);

@@ -1,0 +1,228 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ADMISSION_GATE_NAMES, mergeConfigInput, parseConfig, readConfigFile, type AdmissionGateName, type Config } from "../config/index.js";
+import { ConfigError, type EnvPackage, type LanguageModel, type RejectVerdict } from "../spec/index.js";
+import {
+  admissionConcurrency,
+  admit,
+  admitMany,
+  buildGates,
+  scoreEvaluation,
+  type AdmissionContext,
+  type AdmissionGate,
+  type FixtureLabel,
+  type FixtureOutcome,
+} from "../core/admission/index.js";
+import { solverPolicy } from "../core/selfplay/index.js";
+import { openModel } from "../adapters/llm/index.js";
+import { loadSeedPackages } from "../adapters/package-files/index.js";
+import { BwrapSandbox } from "../adapters/sandbox/index.js";
+import { admissionResources } from "./admission-resources.js";
+import { loadCandidate } from "./load-candidate.js";
+
+/** Flags of `envforge admit`; each maps to a config key. */
+export interface AdmitFlags {
+  readonly config?: string;
+  readonly json?: boolean;
+  /** Comma-separated gate names (config `admission.gates`). */
+  readonly gates?: string;
+  /** Comma-separated gate names to leave out (config `admission.skip`). */
+  readonly skip?: string;
+  /** Model spec for the model-based gates (config `model.spec`); without it they do not run. */
+  readonly model?: string;
+  /** Benchmark texts for decontamination (config `admission.benchmarkPath`). */
+  readonly benchmarks?: string;
+  /** Evaluate the broken-environment corpus in this folder instead of admitting one package. */
+  readonly eval?: string;
+}
+
+/**
+ * Parses a comma-separated list of gate names.
+ * @throws ConfigError naming the unknown gate and the known ones
+ */
+export function parseGateList(list: string, flag: string): AdmissionGateName[] {
+  const names = list.split(",").map((name) => name.trim()).filter((name) => name.length > 0);
+  for (const name of names) {
+    if (!(ADMISSION_GATE_NAMES as readonly string[]).includes(name)) {
+      throw new ConfigError(`${flag}: unknown gate "${name}"; gates are ${ADMISSION_GATE_NAMES.join(", ")}`);
+    }
+  }
+  return names as AdmissionGateName[];
+}
+
+/**
+ * The config of `envforge admit`: defaults, the config file, then flags.
+ * @throws ConfigError for unknown gates or invalid keys
+ */
+export function resolveAdmitConfig(flags: AdmitFlags): Config {
+  const fromFile = flags.config === undefined ? {} : readConfigFile(flags.config);
+  const admission = {
+    ...(flags.gates === undefined ? {} : { gates: parseGateList(flags.gates, "--gates") }),
+    ...(flags.skip === undefined ? {} : { skip: parseGateList(flags.skip, "--skip") }),
+    ...(flags.benchmarks === undefined ? {} : { benchmarkPath: flags.benchmarks }),
+  };
+  const fromFlags = { admission, ...(flags.model === undefined ? {} : { model: { spec: flags.model } }) };
+  return parseConfig(mergeConfigInput(fromFile, fromFlags), flags.config ?? "command-line flags");
+}
+
+/** The `--json` output of `envforge admit PATH`. */
+export interface AdmitJson {
+  readonly admitted: boolean;
+  readonly gate: string | null;
+  readonly reason: string | null;
+  readonly message: string;
+  readonly timingsMs: Readonly<Record<string, number>>;
+}
+
+interface Pipeline {
+  readonly gates: AdmissionGate[];
+  readonly context: AdmissionContext;
+  readonly notes: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the gates and context: the model-based gates run only with a model
+ * (`--model`); without one they are left out with a note.
+ * @throws ConfigError when a model-based gate is asked for explicitly without a model
+ */
+async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: string | null): Promise<Pipeline> {
+  const sandbox = new BwrapSandbox({ limits: { callTimeoutMs: config.sandbox.callTimeoutMs, memoryBytes: config.sandbox.memoryMb * 1024 * 1024 } });
+  let gates = buildGates(config.admission);
+  const notes: string[] = [];
+  let model: LanguageModel | undefined;
+  const modelGates = gates.filter((gate) => gate.usesModel).map((gate) => gate.name);
+  if (modelGates.length > 0 && flags.model === undefined) {
+    if (flags.gates !== undefined) throw new ConfigError(`--gates ${modelGates.join(",")} needs a language model: pass --model`);
+    gates = gates.filter((gate) => !gate.usesModel);
+    notes.push(`${modelGates.join(" and ")} not run: they need a language model (--model)`);
+  } else if (modelGates.length > 0) {
+    model = await openModel(config.model.spec, { contextSize: config.model.contextSize, threads: config.model.threads, timeoutMs: config.model.timeoutMs });
+  }
+  const context: AdmissionContext = {
+    ...admissionResources(config, benchmarkPath),
+    sandbox,
+    settings: config.admission,
+    pool: loadSeedPackages(),
+    ...(model === undefined
+      ? {}
+      : {
+          model,
+          solver: {
+            maxTurns: config.solver.maxTurns,
+            policy: (play: number) => solverPolicy(model, { hint: null, maxTokens: config.solver.maxTokens, temperature: config.solver.temperature, seed: play }),
+          },
+        }),
+  };
+  return {
+    gates,
+    context,
+    notes,
+    async close() {
+      await sandbox.close();
+      await model?.close();
+    },
+  };
+}
+
+/**
+ * `envforge admit PATH`: runs the pipeline on one package and prints the
+ * verdict (`--json`: {@link AdmitJson}). Returns the exit code: 0 admitted, 1 rejected.
+ * @throws ConfigError for usage and I/O problems (exit 2)
+ */
+export async function admitCommand(path: string, flags: AdmitFlags, write: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
+  const config = resolveAdmitConfig(flags);
+  const loaded = loadCandidate(path);
+  const pipeline = await buildPipeline(config, flags, config.admission.benchmarkPath);
+  try {
+    for (const note of pipeline.notes) process.stderr.write(`envforge: ${note}\n`);
+    const result =
+      "invalid" in loaded
+        ? { admitted: false, verdicts: [loaded.invalid], timingsMs: { static: 0 } }
+        : await admit(loaded.package, pipeline.gates, pipeline.context);
+    const last = result.verdicts.at(-1);
+    const rejected = last?.status === "reject" ? last : null;
+    const output: AdmitJson = {
+      admitted: result.admitted,
+      gate: rejected?.gate ?? null,
+      reason: rejected?.reason ?? null,
+      message: rejected?.message ?? `admitted by ${result.verdicts.map((verdict) => verdict.gate).join(", ")}`,
+      timingsMs: result.timingsMs,
+    };
+    if (flags.json) {
+      write(`${JSON.stringify(output)}\n`);
+    } else {
+      const timings = Object.entries(result.timingsMs).map(([gate, ms]) => `${gate} ${Math.round(ms)} ms`).join(", ");
+      write(`${result.admitted ? "admitted" : `rejected by ${output.gate} (${output.reason})`}: ${output.message}\n  ${timings}\n`);
+    }
+    return result.admitted ? 0 : 1;
+  } finally {
+    await pipeline.close();
+  }
+}
+
+/** File of a fixture folder holding its {@link FixtureLabel}. */
+export const FIXTURE_LABEL_FILE = "expected.json";
+/** Benchmark texts an evaluation folder may ship, used when the config names none. */
+export const EVALUATION_BENCHMARKS_FILE = "benchmarks.jsonl";
+
+function readLabel(folder: string): FixtureLabel {
+  const path = join(folder, FIXTURE_LABEL_FILE);
+  let raw: { gate?: unknown; reason?: unknown };
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8")) as typeof raw;
+  } catch (error) {
+    throw new ConfigError(`${path}: ${(error as Error).message}`);
+  }
+  const gate = typeof raw.gate === "string" ? raw.gate : null;
+  const reason = typeof raw.reason === "string" ? raw.reason : null;
+  if ((gate === null) !== (reason === null)) throw new ConfigError(`${path} needs both "gate" and "reason", or neither (a good environment)`);
+  return { gate, reason };
+}
+
+/**
+ * `envforge admit --eval DIR`: admits every fixture folder of DIR (each with
+ * an `expected.json` label) and the ten seed environments (which must all be
+ * admitted), concurrently up to `admission.concurrency`, and prints the
+ * evaluation report. DIR's `benchmarks.jsonl` is the benchmark set unless the
+ * config names one. Returns 0 on full detection without false rejections, else 1.
+ * @throws ConfigError when DIR or a label is unreadable (exit 2)
+ */
+export async function evaluateCommand(dir: string, flags: AdmitFlags, write: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
+  if (!existsSync(dir)) throw new ConfigError(`${dir} does not exist`);
+  const config = resolveAdmitConfig(flags);
+  const shipped = join(dir, EVALUATION_BENCHMARKS_FILE);
+  const benchmarkPath = config.admission.benchmarkPath ?? (existsSync(shipped) ? shipped : null);
+  const folders = readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, FIXTURE_LABEL_FILE)))
+    .map((entry) => entry.name)
+    .sort();
+  const pipeline = await buildPipeline(config, flags, benchmarkPath);
+  try {
+    for (const note of pipeline.notes) process.stderr.write(`envforge: ${note}\n`);
+    const entries: { fixture: string; label: FixtureLabel; package?: EnvPackage; invalid?: RejectVerdict }[] = folders.map((name) => {
+      const loaded = loadCandidate(join(dir, name));
+      return { fixture: name, label: readLabel(join(dir, name)), ...("invalid" in loaded ? { invalid: loaded.invalid } : { package: loaded.package }) };
+    });
+    for (const seed of pipeline.context.pool ?? []) entries.push({ fixture: `seed:${seed.manifest.name}`, label: { gate: null, reason: null }, package: seed });
+    const runnable = entries.filter((entry) => entry.package !== undefined);
+    const results = await admitMany(runnable.map((entry) => entry.package as EnvPackage), pipeline.gates, pipeline.context, admissionConcurrency(config.admission));
+    const byFixture = new Map(runnable.map((entry, index) => [entry.fixture, results[index]]));
+    const outcomes: FixtureOutcome[] = entries.map((entry) => {
+      const last = entry.invalid ?? byFixture.get(entry.fixture)?.verdicts.at(-1);
+      return { fixture: entry.fixture, label: entry.label, rejectedBy: last?.status === "reject" ? last : null };
+    });
+    const report = scoreEvaluation(outcomes, pipeline.gates.map((gate) => gate.name));
+    if (flags.json) {
+      write(`${JSON.stringify(report)}\n`);
+    } else {
+      write(`${report.detected} of ${report.fixtures} broken fixtures detected by their labelled gate; ${report.falseRejections.length} false rejections; ${report.skipped.length} skipped\n`);
+      for (const [gate, counts] of Object.entries(report.perGate)) write(`  ${gate}: ${counts.detected}/${counts.expected}\n`);
+      for (const miss of report.missed) write(`  missed ${miss.fixture}: expected ${miss.expected}, got ${miss.got}\n`);
+      for (const wrong of report.falseRejections) write(`  false rejection ${wrong.fixture}: ${wrong.gate}/${wrong.reason}: ${wrong.message}\n`);
+    }
+    return report.detected === report.fixtures && report.falseRejections.length === 0 ? 0 : 1;
+  } finally {
+    await pipeline.close();
+  }
+}

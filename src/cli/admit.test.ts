@@ -1,0 +1,108 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../config/index.js";
+import { admit, buildGates, calibrationGate, type AdmissionContext } from "../core/admission/index.js";
+import { loadPackageFolder, loadSeedPackages, toPackageDocument } from "../adapters/package-files/index.js";
+import { BwrapSandbox } from "../adapters/sandbox/index.js";
+import { admissionResources } from "./admission-resources.js";
+
+// End-to-end tests of the built CLI (npm test builds first) against the broken-environment corpus.
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const BIN = join(ROOT, "bin", "envforge.js");
+const CORPUS = join(ROOT, "fixtures", "broken-envs");
+const envforge = (...args: string[]) => spawnSync("node", [BIN, ...args], { encoding: "utf8", cwd: ROOT });
+
+function labels(): { fixture: string; gate: string | null; reason: string | null }[] {
+  return readdirSync(CORPUS, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => ({ fixture: entry.name, ...(JSON.parse(readFileSync(join(CORPUS, entry.name, "expected.json"), "utf8")) as { gate: string | null; reason: string | null }) }));
+}
+const MODEL_GATES = ["self-review", "calibration"];
+
+describe("envforge admit PATH", () => {
+  it("admits a seed environment and prints the JSON verdict with per-gate timings", () => {
+    const result = envforge("admit", "envs/seeds/knapsack", "--json");
+    expect(result.status).toBe(0);
+    const output = JSON.parse(result.stdout);
+    expect(Object.keys(output)).toEqual(["admitted", "gate", "reason", "message", "timingsMs"]);
+    expect(output).toMatchObject({ admitted: true, gate: null, reason: null });
+    expect(Object.keys(output.timingsMs)).toEqual(["static", "executable", "deterministic", "oracle", "negative-controls", "scorer-contract", "hint", "novelty", "decontamination"]);
+    expect(result.stderr).toMatch(/self-review and calibration not run: they need a language model/);
+  });
+
+  it("rejects a broken package with exit 1, from a folder or a JSON document", () => {
+    const folder = envforge("admit", join(CORPUS, "oracle-off-by-one"), "--json");
+    expect(folder.status).toBe(1);
+    expect(JSON.parse(folder.stdout)).toMatchObject({ admitted: false, gate: "oracle", reason: "oracle_failed" });
+    const documentPath = join(mkdtempSync(join(tmpdir(), "envforge-admit-")), "candidate.json");
+    writeFileSync(documentPath, JSON.stringify(toPackageDocument(loadPackageFolder(join(CORPUS, "always-win")))));
+    const document = envforge("admit", documentPath);
+    expect(document.status).toBe(1);
+    expect(document.stdout).toMatch(/^rejected by negative-controls \(empty_solution_passes\)/);
+    writeFileSync(documentPath, "{ not json");
+    expect(JSON.parse(envforge("admit", documentPath, "--json").stdout)).toMatchObject({ gate: "static", reason: "package_invalid" });
+  });
+
+  it("runs only the chosen gates", () => {
+    const chosen = JSON.parse(envforge("admit", join(CORPUS, "oracle-off-by-one"), "--json", "--gates", "static,executable").stdout);
+    expect(chosen).toMatchObject({ admitted: true });
+    expect(Object.keys(chosen.timingsMs)).toEqual(["static", "executable"]);
+    const skipped = JSON.parse(envforge("admit", join(CORPUS, "oracle-off-by-one"), "--json", "--skip", "oracle,scorer-contract,hint").stdout);
+    expect(skipped).toMatchObject({ admitted: true });
+    expect(Object.keys(skipped.timingsMs)).not.toContain("oracle");
+  });
+
+  it("exits 2 on usage and I/O errors", () => {
+    expect(envforge("admit", "no/such/package").status).toBe(2);
+    expect(envforge("admit", "envs/seeds").stderr).toMatch(/not a package folder: env\.json is missing/);
+    const unknown = envforge("admit", "envs/seeds/knapsack", "--gates", "static,magic");
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown gate "magic"/);
+    expect(envforge("admit").status).toBe(2);
+    expect(envforge("admit", "envs/seeds/knapsack", "--gates", "self-review").stderr).toMatch(/needs a language model: pass --model/);
+  });
+});
+
+describe("envforge admit --eval over the broken-environment corpus", () => {
+  it("detects every mechanical fixture by its labelled gate and reason, with no false rejection", () => {
+    const result = envforge("admit", "--eval", CORPUS, "--json");
+    const report = JSON.parse(result.stdout);
+    const all = labels();
+    const broken = all.filter((entry) => entry.gate !== null);
+    const mechanical = broken.filter((entry) => !MODEL_GATES.includes(entry.gate ?? ""));
+    expect(broken.length).toBeGreaterThanOrEqual(60);
+    expect(report.missed).toEqual([]);
+    expect(report.falseRejections).toEqual([]);
+    expect(report.fixtures).toBe(mechanical.length);
+    expect(report.detected).toBe(mechanical.length);
+    expect(Object.keys(report.perGate).sort()).toEqual(["decontamination", "deterministic", "executable", "hint", "negative-controls", "novelty", "oracle", "scorer-contract", "static"]);
+    expect(report.skipped.sort()).toEqual(broken.filter((entry) => MODEL_GATES.includes(entry.gate ?? "")).map((entry) => entry.fixture).sort());
+    expect(result.status).toBe(0);
+  }, 900_000);
+});
+
+describe("model-gate fixtures", () => {
+  const sandbox = new BwrapSandbox();
+  const config = parseConfig({ admission: { skip: MODEL_GATES } });
+  const context: AdmissionContext = { ...admissionResources(config, join(CORPUS, "benchmarks.jsonl")), sandbox, settings: config.admission, pool: loadSeedPackages() };
+  afterAll(() => sandbox.close());
+
+  it("pass every mechanical gate, so only the model-based gates can catch them", async () => {
+    for (const entry of labels().filter((label) => MODEL_GATES.includes(label.gate ?? ""))) {
+      const result = await admit(loadPackageFolder(join(CORPUS, entry.fixture)), buildGates(config.admission), context);
+      expect([entry.fixture, result.admitted]).toEqual([entry.fixture, true]);
+    }
+  }, 600_000);
+
+  it("are rejected by calibration with a SCRIPTED Solver that always replies with the remembered code (no model)", async () => {
+    const solver = { maxTurns: 1, policy: () => ({ name: "remembers-4172", act: async () => ({ text: "Code: 4172" }) }) };
+    const easy = await calibrationGate().check(loadPackageFolder(join(CORPUS, "calibration-too-easy")), { ...context, solver });
+    const impossible = await calibrationGate().check(loadPackageFolder(join(CORPUS, "calibration-impossible")), { ...context, solver });
+    expect([easy.status === "reject" && easy.reason, impossible.status === "reject" && impossible.reason]).toEqual(["too_easy", "too_hard"]);
+  }, 120_000);
+});

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { answerValue, hintContainsAnswer, secretCandidates } from "./hint-gate.js";
+
+describe("hint leak checks", () => {
+  it("finds the answer literally, as a whole word, or normalised", () => {
+    expect(hintContainsAnswer("The code is 4172.", "Code: 4172")).toBe("literal");
+    expect(hintContainsAnswer("Remember 4-1-7-2 from the sign.", "Code: 4172")).toBe("normalised");
+    expect(hintContainsAnswer("Try 41720 first.", "Code: 4172")).toBe("normalised");
+    expect(hintContainsAnswer("Up to 1000 numbers.", "Guess: 100")).toBeNull();
+    expect(hintContainsAnswer("Think of seven.", "7")).toBeNull();
+  });
+
+  it("takes the value after a short label", () => {
+    expect(answerValue("Answer: 255")).toBe("255");
+    expect(answerValue("open vault")).toBe("open vault");
+  });
+
+  it("ignores actions made only of words the agent is shown", () => {
+    const wins = [
+      { seed: 0, actions: ["look", "enter 4711", "open vault"] },
+      { seed: 1, actions: ["up", "Guess: 1122"] },
+    ];
+    const shown = "Commands: look, open <thing>, enter <code>. The vault is locked. Moves: up, down. Example: 'Guess: 1122'.";
+    expect(secretCandidates(wins, shown)).toEqual([{ seed: 0, value: "enter 4711" }]);
+  });
+});

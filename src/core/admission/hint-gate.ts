@@ -1,0 +1,83 @@
+import { pass, reject, type EnvPackage, type Verdict } from "../../spec/index.js";
+import type { AdmissionContext, AdmissionGate } from "./gate.js";
+import { playOracle, winningActions } from "./oracle-gate.js";
+
+/**
+ * The value part of an action: the text after a short leading label such as
+ * `Guess:` or `Answer:`, trimmed.
+ */
+export function answerValue(action: string): string {
+  return action.replace(/^\s*[A-Za-z][A-Za-z ]{0,20}:\s*/, "").trim();
+}
+
+/** Lower case with everything but letters and digits removed. */
+export function normaliseForMatch(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * Whether `hint` gives away `answer`: a literal match of the answer's value as
+ * a whole word (values of two or more characters), or a normalised match
+ * (case, spaces and punctuation ignored) for values of four or more
+ * normalised characters.
+ */
+export function hintContainsAnswer(hint: string, answer: string): "literal" | "normalised" | null {
+  const value = answerValue(answer);
+  if (value.length >= 2 && new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(value)}(?![\\p{L}\\p{N}])`, "iu").test(hint)) return "literal";
+  const normalised = normaliseForMatch(value);
+  if (normalised.length >= 4 && normaliseForMatch(hint).includes(normalised)) return "normalised";
+  return null;
+}
+
+/**
+ * The oracle actions that may carry an answer or secret: every distinct action
+ * of a won episode, except those made only of words the agent is shown anyway
+ * (every word token occurs in `interfaceText`, the description and first
+ * observations): commands such as `open vault` or `double`, moves such as
+ * `up`, and examples such as `Guess: 1122`.
+ */
+export function secretCandidates(wins: readonly { seed: number; actions: readonly string[] }[], interfaceText: string): { seed: number; value: string }[] {
+  const shown = new Set(wordsOf(interfaceText));
+  const firstSeed = new Map<string, number>();
+  for (const win of wins) for (const action of win.actions) if (!firstSeed.has(action)) firstSeed.set(action, win.seed);
+  return [...firstSeed]
+    .filter(([action]) => !wordsOf(action).every((word) => shown.has(word)))
+    .map(([value, seed]) => ({ seed, value }));
+}
+
+function wordsOf(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/**
+ * Gate 7: the hint is between `hintMinChars` and `hintMaxChars` long and does
+ * not contain an answer or secret the oracle sends on any seed (see
+ * {@link secretCandidates}), literally or normalised. Reason codes: `hint_length`, `hint_leaks_answer` (evidence:
+ * seed, answer, match kind), `load_failed`.
+ */
+export function hintGate(): AdmissionGate {
+  return { name: "hint", usesModel: false, check };
+}
+
+async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {
+  const { hint } = candidate.manifest;
+  const { hintMinChars, hintMaxChars } = context.settings;
+  if (hint.length < hintMinChars || hint.length > hintMaxChars) {
+    return reject("hint", "hint_length", `the hint has ${hint.length} characters; allowed ${hintMinChars}..${hintMaxChars}`, { length: hint.length });
+  }
+  const played = await playOracle(candidate, context);
+  if (played.kind !== "ok") return reject("hint", "load_failed", `env.py or oracle.py failed to load: ${played.message}`, { kind: played.kind });
+  const wins = winningActions(played.value);
+  const interfaceText = [candidate.manifest.description, ...played.value.map((episode) => episode.initialObservation)].join("\n");
+  for (const { seed, value } of secretCandidates(wins, interfaceText)) {
+    const match = hintContainsAnswer(hint, value);
+    if (match !== null) {
+      return reject("hint", "hint_leaks_answer", `the hint contains the oracle's action ${JSON.stringify(value.slice(0, 80))} of seed ${seed} (${match} match)`, { seed, answer: value.slice(0, 200), match });
+    }
+  }
+  return pass("hint", { checked: wins.length, length: hint.length });
+}

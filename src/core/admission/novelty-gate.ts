@@ -1,0 +1,69 @@
+import { packageId, pass, reject, type EnvPackage, type Verdict } from "../../spec/index.js";
+import { behaviourFingerprint, fingerprintSimilarity, type BehaviourFingerprint } from "./behaviour-fingerprint.js";
+import type { AdmissionContext, AdmissionGate } from "./gate.js";
+import { minHashSignature, minHashSimilarity, noveltyTokens } from "./minhash.js";
+
+const signatures = new WeakMap<EnvPackage, Uint32Array>();
+
+function signatureOf(pkg: EnvPackage): Uint32Array {
+  let signature = signatures.get(pkg);
+  if (signature === undefined) {
+    signature = minHashSignature(noveltyTokens(pkg.manifest.description, pkg.envSource, pkg.oracleSource));
+    signatures.set(pkg, signature);
+  }
+  return signature;
+}
+
+function fingerprintOf(context: AdmissionContext, pkg: EnvPackage, id: string): Promise<BehaviourFingerprint> {
+  const cache = context.fingerprints;
+  const cached = cache?.get(id);
+  if (cached !== undefined) return cached;
+  const computed = behaviourFingerprint(context.sandbox, pkg);
+  cache?.set(id, computed);
+  return computed;
+}
+
+/** The pool entry most similar to the candidate by one measure. */
+interface Neighbour {
+  readonly id: string;
+  readonly name: string;
+  readonly similarity: number;
+}
+
+function nearest(entries: readonly Neighbour[]): Neighbour | null {
+  return entries.reduce<Neighbour | null>((best, entry) => (best === null || entry.similarity > best.similarity ? entry : best), null);
+}
+
+/**
+ * Gate 9, novelty against the pool (seeds and memory; EvoEnv's novelty gate,
+ * threshold 0.80). Text: MinHash Jaccard of 5-token shingles of the normalised
+ * description and code ({@link minHashSignature}). Behaviour: Jaccard of
+ * probe-trace fingerprints ({@link behaviourFingerprint}), which catches
+ * renamed, reformatted and rewritten copies whose text differs. Reason codes:
+ * `text_near_duplicate`, `behaviour_copy`; the nearest neighbour and the
+ * similarity by both measures are in the evidence of every verdict.
+ */
+export function noveltyGate(): AdmissionGate {
+  return { name: "novelty", usesModel: false, check };
+}
+
+async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {
+  const ownId = packageId(candidate);
+  const pool = (context.pool ?? []).map((pkg) => ({ pkg, id: packageId(pkg) })).filter((entry) => entry.id !== ownId);
+  const signature = signatureOf(candidate);
+  const text = nearest(pool.map(({ pkg, id }) => ({ id, name: pkg.manifest.name, similarity: minHashSimilarity(signature, signatureOf(pkg)) })));
+  if (text !== null && text.similarity >= context.settings.textSimilarity) {
+    return reject("novelty", "text_near_duplicate", `text similarity ${text.similarity.toFixed(2)} with ${text.name} reaches ${context.settings.textSimilarity}`, { text });
+  }
+  const fingerprint = await behaviourFingerprint(context.sandbox, candidate);
+  // one pool fingerprint at a time: the first candidate of a run fills the cache without opening a session per pool entry at once
+  const similarities: Neighbour[] = [];
+  for (const { pkg, id } of pool) {
+    similarities.push({ id, name: pkg.manifest.name, similarity: fingerprintSimilarity(fingerprint, await fingerprintOf(context, pkg, id)) });
+  }
+  const behaviour = nearest(similarities);
+  if (behaviour !== null && behaviour.similarity >= context.settings.behaviourSimilarity) {
+    return reject("novelty", "behaviour_copy", `behaviour similarity ${behaviour.similarity.toFixed(2)} with ${behaviour.name} reaches ${context.settings.behaviourSimilarity}`, { text, behaviour });
+  }
+  return pass("novelty", { text, behaviour, pool: pool.length });
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../config/index.js";
+import { readRubric } from "../../adapters/corpus/index.js";
+import { openModel } from "../../adapters/llm/index.js";
+import { PythonInspector } from "../../adapters/python-inspector/index.js";
+import { BwrapSandbox } from "../../adapters/sandbox/index.js";
+import { loadSeedPackages } from "../../adapters/package-files/index.js";
+import { fromPackageDocument } from "../../adapters/package-files/index.js";
+import type { ChatMessage, GenerateOptions, LanguageModel } from "../../spec/index.js";
+import { SECRET_42 } from "../../testing/scripted-model.js";
+import type { AdmissionContext } from "./gate.js";
+import { parseReview, selfReviewGate } from "./self-review-gate.js";
+
+const candidate = loadSeedPackages().find((pkg) => pkg.manifest.name === "longest-increasing-subsequence")!;
+const rubric = readRubric(null);
+// a tiny package keeps the real model's prompt short
+const small = fromPackageDocument({
+  manifest: { schemaVersion: 1, interaction: "single-turn", rewardRange: [0, 1], passThreshold: 1, difficulty: {}, ...SECRET_42.manifest, provenance: { origin: "designer", createdAt: "2026-11-29T00:00:00.000Z" } },
+  files: { "env.py": SECRET_42.env, "oracle.py": SECRET_42.oracle },
+});
+
+function context(model: LanguageModel, admission: object = {}): AdmissionContext {
+  return { sandbox: {} as BwrapSandbox, inspector: new PythonInspector(), settings: parseConfig({ admission }).admission, model, rubric };
+}
+
+/** A SCRIPTED FAKE reviewer for control-flow tests only: replies in turn, recording prompts and seeds. */
+function scriptedReviewer(replies: readonly string[]) {
+  const seen: { messages: readonly ChatMessage[]; options: GenerateOptions }[] = [];
+  const model: LanguageModel = {
+    id: "scripted-reviewer",
+    async generate(messages, options) {
+      seen.push({ messages, options });
+      return { text: replies[seen.length - 1] ?? "", finishReason: "stop" };
+    },
+    async close() {},
+  };
+  return { model, seen };
+}
+
+describe("parseReview", () => {
+  it("reads the last verdict line, case-insensitively", () => {
+    expect(parseReview("Looks fine.\nVERDICT: ACCEPT")).toBe("accept");
+    expect(parseReview("verdict: accept ... on reflection **Verdict: REJECT**")).toBe("reject");
+    expect(parseReview("I think it is good")).toBe("unparseable");
+  });
+});
+
+describe("self-review gate (scripted fake reviewer: control flow only)", () => {
+  it("asks K = 3 times with different seeds and the rubric, and any reject rejects", async () => {
+    const { model, seen } = scriptedReviewer(["VERDICT: ACCEPT", "2. reward mismatch\nVERDICT: REJECT", "VERDICT: ACCEPT"]);
+    const verdict = await selfReviewGate().check(candidate, context(model));
+    expect(verdict).toMatchObject({ status: "reject", gate: "self-review", reason: "review_rejected", message: "1 of 3 reviews rejected the environment" });
+    expect(seen.map((call) => call.options.seed)).toEqual([0, 1, 2]);
+    expect(seen[0]?.messages[0]?.content).toContain("Solvable from what the agent sees");
+    expect(seen[0]?.messages[1]?.content).toContain("class LongestIncreasingSubsequenceEnv");
+    expect(seen[0]?.messages[1]?.content).not.toContain("provenance");
+  });
+
+  it("passes when every parseable review accepts, and rejects when none is parseable", async () => {
+    expect(await selfReviewGate().check(candidate, context(scriptedReviewer(["VERDICT: ACCEPT", "hmm", "Verdict: accept"]).model))).toMatchObject({ status: "pass" });
+    expect(await selfReviewGate().check(candidate, context(scriptedReviewer(["hmm", "", "no idea"]).model))).toMatchObject({ status: "reject", reason: "review_unparseable" });
+  });
+
+  it("rejects without a model", async () => {
+    const { model: _model, ...withoutModel } = context(scriptedReviewer([]).model);
+    expect(await selfReviewGate().check(candidate, withoutModel)).toMatchObject({ status: "reject", reason: "model_missing" });
+  });
+});
+
+describe("self-review gate with the real embedded model", () => {
+  it("gets one review and turns it into a typed verdict with the reply as evidence", async () => {
+    const model = await openModel("embedded");
+    try {
+      const verdict = await selfReviewGate().check(small, context(model, { reviews: 1, reviewMaxTokens: 48, reviewTemperature: 0 }));
+      expect(verdict.gate).toBe("self-review");
+      const reviews = (verdict.evidence as { reviews: { decision: string; text: string }[] }).reviews;
+      expect(reviews).toHaveLength(1);
+      expect(reviews[0]?.text.length).toBeGreaterThan(0);
+      // the decision follows the reply: a verdict line decides, otherwise the gate rejects as unreviewable
+      const expected = parseReview(reviews[0]?.text ?? "");
+      expect(verdict.status === "pass" ? "accept" : verdict.reason).toBe(expected === "accept" ? "accept" : expected === "reject" ? "review_rejected" : "review_unparseable");
+    } finally {
+      await model.close();
+    }
+  }, 300_000);
+});
