@@ -23,12 +23,13 @@ export interface ScenarioSkillStep {
 /**
  * The alternating (scenario, skill) execution sequence of an environment, with
  * where it came from: `model` (extracted by the language model from the code
- * and an oracle trace) or `manifest` (the fallback built from the manifest's
- * `scenario` and `skills` when the model gave nothing usable).
+ * and an oracle trace), `manifest` (the fallback built from the manifest's
+ * `scenario` and `skills` when the model gave nothing usable) or `plan` (an
+ * evolved child: the target sequence of its reviewed edit plan).
  */
 export interface ScenarioSkillSequence {
   readonly steps: readonly ScenarioSkillStep[];
-  readonly source: "model" | "manifest";
+  readonly source: "model" | "manifest" | "plan";
 }
 
 /**
