@@ -15,7 +15,8 @@ const HEADINGS: Record<RubricStage, string> = { plan: "Plan", child: "Child" };
 /**
  * Parses a rubric file (Markdown): every `- ` (or `* `) bullet under a
  * `## Plan` or `## Child` heading is one rubric; indented lines continue the
- * bullet above; other headings end a section; everything else is ignored.
+ * bullet above; other headings end a section; HTML comments (`<!-- … -->`,
+ * e.g. where a learned rubric came from) are dropped; everything else is ignored.
  */
 export function parseRubrics(text: string): Rubrics {
   const rubrics: Record<RubricStage, string[]> = { plan: [], child: [] };
@@ -42,7 +43,8 @@ export function parseRubrics(text: string): Rubrics {
       current = null;
     }
   }
-  return { plan: rubrics.plan.filter((rubric) => rubric.length > 0), child: rubrics.child.filter((rubric) => rubric.length > 0) };
+  const clean = (list: string[]) => list.map((rubric) => rubric.replace(/<!--[\s\S]*?-->/g, "").trim()).filter((rubric) => rubric.length > 0);
+  return { plan: clean(rubrics.plan), child: clean(rubrics.child) };
 }
 
 /**
