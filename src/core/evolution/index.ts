@@ -20,3 +20,4 @@ export * from "./lineages-document.js";
 export * from "./solver-rollouts.js";
 export * from "./seed-funnel.js";
 export * from "./frontier-scheduler.js";
+export * from "./settings.js";
