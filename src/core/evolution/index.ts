@@ -21,3 +21,4 @@ export * from "./solver-rollouts.js";
 export * from "./seed-funnel.js";
 export * from "./frontier-scheduler.js";
 export * from "./settings.js";
+export * from "./learn-rubric.js";

@@ -1,5 +1,9 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { ConfigError } from "../../spec/index.js";
+
+/** The rubric file shipped with envforge (`rubrics/evolution.md`), used when `evolution.rubrics` is null. */
+export const DEFAULT_RUBRICS_PATH = fileURLToPath(new URL("../../../rubrics/evolution.md", import.meta.url));
 
 /** Which object a rubric judges: an edit plan or an evolved child environment. */
 export type RubricStage = "plan" | "child";
