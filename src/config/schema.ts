@@ -171,6 +171,8 @@ export const ConfigSchema = z
         validationSeeds: z.number().int().min(1).max(64).default(3),
         /** Laplace smoothing α of the reference frequencies p(σ), p(κ|σ). @default 1 */
         smoothing: z.number().positive().default(1),
+        /** Reference distributions of the difficulty: smoothed `frequency` over pool and corpus, or `model` (ask the model; frequencies where it gives no probability). @default "frequency" */
+        reference: z.enum(["frequency", "model"]).default("frequency"),
         /** Rubric file (Markdown, `## Plan` / `## Child` bullets); null = the shipped `rubrics/evolution.md`. CLI `--rubrics`. @default null */
         rubrics: z.string().min(1).nullable().default(null),
         /** New tokens per sequence extraction. @default 384 */

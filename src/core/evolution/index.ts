@@ -22,3 +22,4 @@ export * from "./seed-funnel.js";
 export * from "./frontier-scheduler.js";
 export * from "./settings.js";
 export * from "./learn-rubric.js";
+export * from "./model-reference.js";

@@ -22,6 +22,7 @@ import { deriveSeed } from "../selfplay/index.js";
 import { packagePatch } from "./child-package.js";
 import { frequencyReference, offPolicyDifficulty, type ReferenceDistribution } from "./difficulty.js";
 import { chooseDirection, directionInstruction, editSpan, type DirectionChoice } from "./directions.js";
+import { modelReference } from "./model-reference.js";
 import { runModificationLoop, type ModificationSettings } from "./modification-loop.js";
 import { oracleTrace } from "./oracle-trace.js";
 import { runPlanningLoop, type PlanningSettings } from "./planning-loop.js";
@@ -49,6 +50,8 @@ export interface EvolutionSettings {
   readonly admissionSeeds: readonly number[];
   /** Laplace smoothing α of the reference frequencies. */
   readonly smoothing: number;
+  /** Reference distributions: smoothed `frequency` over pool and corpus, or `model` (asked, frequencies as fallback). @default "frequency" */
+  readonly reference?: "frequency" | "model";
   /** Master seed for directions, spans and sampling seeds. */
   readonly seed: number;
 }
@@ -136,9 +139,10 @@ async function ensureLineages(seeds: readonly EnvPackage[], deps: EvolutionDepen
       const trace = await oracleTrace(seed, deps.sandbox);
       return extractSequence(seed, trace.text, deps.model, { ...settings.sequence, seed: deriveSeed(settings.seed, lineageIdFor(seed), "sequence") });
     });
-    const reference = frequencyReference([...poolSequences(deps.store), ...sequences.map((sequence) => [...sequence.steps])], deps.corpus, { smoothing: settings.smoothing });
-    missing.forEach((seed, index) => {
+    const frequencies = frequencyReference([...poolSequences(deps.store), ...sequences.map((sequence) => [...sequence.steps])], deps.corpus, { smoothing: settings.smoothing });
+    for (const [index, seed] of missing.entries()) {
       const sequence = sequences[index] as ScenarioSkillSequence;
+      const reference = await referenceFor(sequence.steps, frequencies, deps.model, settings);
       const lineage: LineageRecord = {
         id: lineageIdFor(seed),
         seedId: packageId(seed),
@@ -151,7 +155,7 @@ async function ensureLineages(seeds: readonly EnvPackage[], deps: EvolutionDepen
       deps.store.addLineage(lineage);
       deps.store.addEnvironment({ id: lineage.seedId, package: seed, round: null, scores: null });
       stored.set(lineage.id, lineage);
-    });
+    }
   }
   return seeds.map((seed) => stored.get(lineageIdFor(seed)) as LineageRecord);
 }
@@ -212,6 +216,11 @@ async function evolveLineage(lineage: LineageRecord, deps: EvolutionDependencies
       continue;
     }
     const plan = planning.plan;
+    // the child's sequence and difficulty are known from the plan; computing them now keeps any
+    // model call (reference "model") out of the gap between validation and storing
+    const sequence: ScenarioSkillSequence = { steps: plan.steps, source: "plan" };
+    const reference = await referenceFor(plan.steps, frequencyReference(poolSequences(store), deps.corpus, { smoothing: settings.smoothing }), deps.model, settings);
+    const difficulty = offPolicyDifficulty(sequence.steps, reference);
     const parentId = packageId(parent);
     const modification = await runModificationLoop(
       {
@@ -247,8 +256,6 @@ async function evolveLineage(lineage: LineageRecord, deps: EvolutionDependencies
       finish("admission_rejected", { planning: planning.rounds, modification: modification.rounds, admission: admission.verdicts }, null);
       continue;
     }
-    const sequence: ScenarioSkillSequence = { steps: plan.steps, source: "plan" };
-    const reference: ReferenceDistribution = frequencyReference(poolSequences(store), deps.corpus, { smoothing: settings.smoothing });
     const environmentId = packageId(child);
     const generation: GenerationRecord = {
       lineageId: lineage.id,
@@ -262,13 +269,17 @@ async function evolveLineage(lineage: LineageRecord, deps: EvolutionDependencies
       validations: modification.validations,
       admission: admission.verdicts,
       sequence,
-      difficulty: offPolicyDifficulty(sequence.steps, reference),
+      difficulty,
       createdAt: child.manifest.provenance.createdAt,
     };
     // the validated generation is stored before anything else can fail
     store.saveGeneration(generation, { id: environmentId, package: child, round: null, scores: null });
     finish("validated", { planning: planning.rounds, modification: modification.rounds, admission: admission.verdicts }, generation);
   }
+}
+
+function referenceFor(steps: readonly ScenarioSkillStep[], frequencies: ReferenceDistribution, model: LanguageModel, settings: EvolutionSettings): Promise<ReferenceDistribution> {
+  return settings.reference === "model" ? modelReference(model, steps, frequencies, { ...settings.reviewer, temperature: 0 }) : Promise.resolve(frequencies);
 }
 
 function allModelErrors(rounds: readonly (readonly Verdict[])[]): boolean {

@@ -22,6 +22,7 @@ export function evolutionSettingsFromConfig(config: Config): EvolutionSettings {
     validationSeeds: Array.from({ length: evolution.validationSeeds }, (_, seed) => seed),
     admissionSeeds: Array.from({ length: config.designer.admissionSeeds }, (_, seed) => seed),
     smoothing: evolution.smoothing,
+    reference: evolution.reference,
     seed: config.seed,
   };
 }
