@@ -15,6 +15,8 @@ export * from "./planning-loop.js";
 export * from "./child-package.js";
 export * from "./validations.js";
 export * from "./modification-loop.js";
+export * from "./pool.js";
+export * from "./generation-attempt.js";
 export * from "./lineage-runner.js";
 export * from "./lineages-document.js";
 export * from "./solver-rollouts.js";

@@ -5,27 +5,23 @@ import {
   type EnvPackage,
   type EvolutionAttemptRecord,
   type EvolutionEffort,
-  type EvolutionOutcome,
   type GenerationRecord,
   type LanguageModel,
   type LineageRecord,
   type Sandbox,
   type ScenarioSkillSequence,
-  type ScenarioSkillStep,
   type Store,
-  type Verdict,
 } from "../../spec/index.js";
 import { mapWithConcurrency } from "../../support/concurrency.js";
-import { admit, type AdmissionGate } from "../admission/index.js";
-import { seededRandom } from "../rollout/index.js";
-import { deriveSeed } from "../selfplay/index.js";
-import { packagePatch } from "./child-package.js";
-import { frequencyReference, offPolicyDifficulty, type ReferenceDistribution } from "./difficulty.js";
-import { chooseDirection, directionInstruction, editSpan, type DirectionChoice } from "./directions.js";
-import { modelReference } from "./model-reference.js";
-import { runModificationLoop, type ModificationSettings } from "./modification-loop.js";
+import type { AdmissionGate } from "../admission/index.js";
+import { deriveSeed } from "../selfplay/sampling.js";
+import { frequencyReference, offPolicyDifficulty } from "./difficulty.js";
+import type { DirectionChoice } from "./directions.js";
+import { attemptGeneration, referenceFor } from "./generation-attempt.js";
+import type { ModificationSettings } from "./modification-loop.js";
 import { oracleTrace } from "./oracle-trace.js";
-import { runPlanningLoop, type PlanningSettings } from "./planning-loop.js";
+import type { PlanningSettings } from "./planning-loop.js";
+import { poolSequences } from "./pool.js";
 import type { RoleSettings } from "./reviewer.js";
 import type { Rubrics } from "./rubrics.js";
 import { extractSequence } from "./sequence.js";
@@ -93,18 +89,6 @@ export interface LineageOutcome {
 /** Id of the lineage rooted at `seed`: `lin-<name>-<8 hex digits of its content id>`. */
 export function lineageIdFor(seed: EnvPackage): string {
   return `lin-${seed.manifest.name}-${packageId(seed).slice(4, 12)}`;
-}
-
-/**
- * The pool's sequences: every lineage's seed and every stored generation.
- */
-export function poolSequences(store: Store): ScenarioSkillStep[][] {
-  const sequences: ScenarioSkillStep[][] = [];
-  for (const lineage of store.listLineages()) {
-    sequences.push([...lineage.sequence.steps]);
-    for (const generation of store.listGenerations(lineage.id)) sequences.push([...generation.sequence.steps]);
-  }
-  return sequences;
 }
 
 /**
@@ -177,113 +161,22 @@ async function evolveLineage(lineage: LineageRecord, deps: EvolutionDependencies
       return { lineageId: lineage.id, status: "stalled", generations: generations.length };
     }
     const last = generations.at(-1);
-    const parent = last === undefined ? lineage.seed : environmentPackage(store, last.environmentId);
-    const parentSequence = last === undefined ? lineage.sequence : last.sequence;
-    const started = now().getTime();
-    const attemptIndex = attempts.length;
-    const random = seededRandom(deriveSeed(settings.seed, lineage.id, next, attemptIndex));
-    const direction = chooseDirection(settings.direction, last?.direction ?? null, random);
-    const span = editSpan(settings.effort, parentSequence.steps.length, random);
-    const samplingSeed = deriveSeed(settings.seed, lineage.id, next, attemptIndex, "sampling");
-    const finish = (outcome: EvolutionOutcome, parts: Partial<Pick<EvolutionAttemptRecord, "planning" | "modification" | "admission">>, generation: GenerationRecord | null) => {
-      const attempt: EvolutionAttemptRecord = {
-        lineageId: lineage.id,
-        generation: next,
-        attempt: attemptIndex,
-        direction,
-        effort: settings.effort,
-        outcome,
-        planning: parts.planning ?? [],
-        modification: parts.modification ?? [],
-        admission: parts.admission ?? [],
-        seconds: Math.round((now().getTime() - started) / 100) / 10,
-      };
-      store.saveEvolutionAttempt(attempt);
-      deps.progress?.attemptFinished?.(attempt, generation);
-    };
-
-    const planning = await runPlanningLoop(
-      { parent, sequence: parentSequence.steps, direction, effort: settings.effort, span, rubrics: deps.rubrics.plan },
-      deps.model,
-      {
-        ...settings.planning,
-        proposer: { ...settings.planning.proposer, seed: samplingSeed },
-        reviewer: { ...settings.planning.reviewer, seed: samplingSeed + 1000 },
-      },
-    );
-    if (planning.plan === null) {
-      finish(allModelErrors(planning.rounds.map((round) => [round.review])) ? "model_error" : "plan_rejected", { planning: planning.rounds }, null);
-      continue;
-    }
-    const plan = planning.plan;
-    // the child's sequence and difficulty are known from the plan; computing them now keeps any
-    // model call (reference "model") out of the gap between validation and storing
-    const sequence: ScenarioSkillSequence = { steps: plan.steps, source: "plan" };
-    const reference = await referenceFor(plan.steps, frequencyReference(poolSequences(store), deps.corpus, { smoothing: settings.smoothing }), deps.model, settings);
-    const difficulty = offPolicyDifficulty(sequence.steps, reference);
-    const parentId = packageId(parent);
-    const modification = await runModificationLoop(
-      {
-        parent,
-        plan,
-        instruction: directionInstruction(direction, settings.effort, span),
-        provenance: {
-          origin: "evolution",
-          parentId,
-          generation: next,
-          designerModel: deps.model.id,
-          promptHash: null,
-          corpusDocumentIds: [],
-          createdAt: now().toISOString(),
-        },
-      },
-      {
-        sandbox: deps.sandbox,
-        seeds: settings.validationSeeds,
-        model: deps.model,
-        rubrics: deps.rubrics.child,
-        reviewer: { ...settings.reviewer, seed: samplingSeed + 2000 },
-      },
-      { ...settings.modification, modifier: { ...settings.modification.modifier, seed: samplingSeed + 3000 } },
-    );
-    if (modification.child === null) {
-      finish(allModelErrors(modification.rounds.map((round) => round.verdicts)) ? "model_error" : "validation_failed", { planning: planning.rounds, modification: modification.rounds }, null);
-      continue;
-    }
-    const child = modification.child;
-    const admission = await admit(child, deps.gates, { sandbox: deps.sandbox, seeds: settings.admissionSeeds });
-    if (!admission.admitted) {
-      finish("admission_rejected", { planning: planning.rounds, modification: modification.rounds, admission: admission.verdicts }, null);
-      continue;
-    }
-    const environmentId = packageId(child);
-    const generation: GenerationRecord = {
-      lineageId: lineage.id,
+    const input = {
+      lineage,
       generation: next,
-      environmentId,
-      parentId,
-      direction,
-      effort: settings.effort,
-      plan,
-      patch: packagePatch(parent, child),
-      validations: modification.validations,
-      admission: admission.verdicts,
-      sequence,
-      difficulty,
-      createdAt: child.manifest.provenance.createdAt,
+      attempt: attempts.length,
+      parent: last === undefined ? lineage.seed : environmentPackage(store, last.environmentId),
+      parentSequence: last === undefined ? lineage.sequence : last.sequence,
+      previousDirection: last?.direction ?? null,
     };
-    // the validated generation is stored before anything else can fail
-    store.saveGeneration(generation, { id: environmentId, package: child, round: null, scores: null });
-    finish("validated", { planning: planning.rounds, modification: modification.rounds, admission: admission.verdicts }, generation);
+    const attempt = await attemptGeneration(input, deps, settings);
+    if (attempt.generation !== null) {
+      // the validated generation is stored before anything else can fail
+      store.saveGeneration(attempt.generation, attempt.environment);
+    }
+    store.saveEvolutionAttempt(attempt.record);
+    deps.progress?.attemptFinished?.(attempt.record, attempt.generation);
   }
-}
-
-function referenceFor(steps: readonly ScenarioSkillStep[], frequencies: ReferenceDistribution, model: LanguageModel, settings: EvolutionSettings): Promise<ReferenceDistribution> {
-  return settings.reference === "model" ? modelReference(model, steps, frequencies, { ...settings.reviewer, temperature: 0 }) : Promise.resolve(frequencies);
-}
-
-function allModelErrors(rounds: readonly (readonly Verdict[])[]): boolean {
-  return rounds.length > 0 && rounds.every((verdicts) => verdicts.some((verdict) => verdict.status === "reject" && verdict.reason === "model_error"));
 }
 
 function environmentPackage(store: Store, id: string): EnvPackage {
