@@ -17,6 +17,9 @@ export function createEvolutionProgress(generations: number, afterAttempt: () =>
     sequencesStarted(count) {
       stream.write(`extracting scenario–skill sequences of ${count} seed(s)\n`);
     },
+    sequenceExtracted(seedName, sequence) {
+      stream.write(`sequence of ${seedName}: ${sequence.steps.length} step(s) from ${sequence.source}\n`);
+    },
     lineageReady(lineage, stored) {
       total += generations;
       if (stream.isTTY) {

@@ -96,6 +96,23 @@ describe("runEvolution (scripted fake model, real sandbox and gates)", () => {
     expect(third.prompts.size).toBe(0);
   }, 120_000);
 
+  it("keeps each extracted sequence, so an interrupted start does not ask the model again", async () => {
+    const store = new SqliteStore(":memory:");
+    let calls = 0;
+    const crashing: Store = Object.assign(Object.create(store) as Store, {
+      addLineage() {
+        throw new Error("killed");
+      },
+    });
+    const script = { ...workingScript(), analyst: [() => `[{"scenario": "quiz", "skill": "recall ${calls++}"}]`] };
+    await expect(evolve(crashing, new ScriptedRoleModel(script), 1, [PARENT, OTHER])).rejects.toThrow("killed");
+    expect(calls).toBe(2);
+    const resumed = new ScriptedRoleModel(script);
+    await evolve(store, resumed, 1, [PARENT, OTHER]);
+    expect(resumed.promptsOf("analyst")).toHaveLength(0);
+    expect(store.listLineages().map((lineage) => lineage.sequence.steps[0]?.skill).sort()).toEqual(["recall 0", "recall 1"]);
+  }, 120_000);
+
   it("stops a lineage when its generation fails every attempt, recording each failure", async () => {
     const store = new SqliteStore(":memory:");
     const model = new ScriptedRoleModel({ ...workingScript(), reviewer: [rejectReply("too easy")] });

@@ -52,10 +52,15 @@ export interface EvolutionSettings {
   readonly seed: number;
 }
 
+/** Store metadata key prefix of a seed's extracted sequence (before its lineage exists). */
+export const SEQUENCE_META_PREFIX = "evolution-sequence/";
+
 /** Events of an evolution run; all optional. */
 export interface EvolutionProgress {
   /** Sequences are being extracted for `total` seeds. */
   sequencesStarted?(total: number): void;
+  /** One seed's sequence was extracted. */
+  sequenceExtracted?(seedName: string, sequence: ScenarioSkillSequence): void;
   /** A lineage exists (new or resumed) with `generations` stored generations. */
   lineageReady?(lineage: LineageRecord, generations: number): void;
   /** An attempt at a generation ended. */
@@ -120,8 +125,15 @@ async function ensureLineages(seeds: readonly EnvPackage[], deps: EvolutionDepen
   if (missing.length > 0) {
     deps.progress?.sequencesStarted?.(missing.length);
     const sequences = await mapWithConcurrency(missing, settings.parallelSeeds, async (seed) => {
+      // each extracted sequence is kept at once, so an interrupted start does not extract it again
+      const key = `${SEQUENCE_META_PREFIX}${packageId(seed)}`;
+      const cached = deps.store.getMeta(key) as ScenarioSkillSequence | undefined;
+      if (cached !== undefined) return cached;
       const trace = await oracleTrace(seed, deps.sandbox);
-      return extractSequence(seed, trace.text, deps.model, { ...settings.sequence, seed: deriveSeed(settings.seed, lineageIdFor(seed), "sequence") });
+      const sequence = await extractSequence(seed, trace.text, deps.model, { ...settings.sequence, seed: deriveSeed(settings.seed, lineageIdFor(seed), "sequence") });
+      deps.store.setMeta(key, sequence);
+      deps.progress?.sequenceExtracted?.(seed.manifest.name, sequence);
+      return sequence;
     });
     const frequencies = frequencyReference([...poolSequences(deps.store), ...sequences.map((sequence) => [...sequence.steps])], deps.corpus, { smoothing: settings.smoothing });
     for (const [index, seed] of missing.entries()) {
