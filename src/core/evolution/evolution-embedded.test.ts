@@ -12,7 +12,7 @@ import { DEFAULT_RUBRICS_PATH, readRubrics } from "./rubrics.js";
 import { evolutionSettingsFromConfig } from "./settings.js";
 
 // End-to-end smoke test with the REAL embedded model (Gemma 3 270M, fetched by ./scripts/setup.sh):
-// one seed, one generation, one round of each loop. It asserts that the whole pipeline ran on real
+// one seed, one generation, one round of each loop, small token budgets. It asserts that the whole pipeline ran on real
 // model output and prints honestly how far the tiny model got; it does not require a validated child.
 
 const sandbox = new BwrapSandbox({ limits: { callTimeoutMs: 5000 } });
@@ -30,8 +30,9 @@ describe("environment evolution with the embedded model", () => {
       },
       close: () => embedded.close(),
     };
-    const seed = loadSeedPackages().find((pkg) => pkg.manifest.name === "number-guess");
-    if (seed === undefined) throw new Error("seed number-guess missing");
+    // the seed with the shortest env.py keeps the prompts small
+    const seed = loadSeedPackages().find((pkg) => pkg.manifest.name === "longest-increasing-subsequence");
+    if (seed === undefined) throw new Error("seed longest-increasing-subsequence missing");
     const store = new SqliteStore(":memory:");
     const config = parseConfig({
       evolution: {
@@ -40,10 +41,10 @@ describe("environment evolution with the embedded model", () => {
         modificationRounds: 1,
         attemptsPerGeneration: 1,
         validationSeeds: 2,
-        sequenceMaxTokens: 128,
-        planMaxTokens: 192,
-        reviewMaxTokens: 64,
-        modifierMaxTokens: 768,
+        sequenceMaxTokens: 96,
+        planMaxTokens: 128,
+        reviewMaxTokens: 48,
+        modifierMaxTokens: 512,
       },
       designer: { admissionSeeds: 2 },
     });
