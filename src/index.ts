@@ -11,6 +11,7 @@ export * from "./core/rewards/index.js";
 export * from "./core/advantages/index.js";
 export * from "./core/admission/index.js";
 export * from "./core/selfplay/index.js";
+export * from "./core/evolution/index.js";
 export * from "./adapters/sandbox/index.js";
 export * from "./adapters/python-inspector/index.js";
 export * from "./adapters/llm/index.js";

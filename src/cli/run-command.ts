@@ -1,8 +1,10 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
-import { ConfigError } from "../spec/index.js";
 import { buildGates } from "../core/admission/index.js";
+import { ConfigError, type Store } from "../spec/index.js";
+import { importLineages } from "../core/evolution/index.js";
+import { evolutionDirectory } from "./lineage-command.js";
 import { LazyModel, RUN_FILES, runSelfPlay, type SelfPlayResult } from "../core/selfplay/index.js";
 import { readCorpus } from "../adapters/corpus/index.js";
 import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
@@ -90,6 +92,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const admission = admissionResources(config);
   const seeds = loadSeedPackages();
   const store = new SqliteStore(storePath);
+  importFrontierLineages(config, store);
   const model = new LazyModel(config.model.spec, () =>
     openModel(config.model.spec, { contextSize: config.model.contextSize, threads: config.model.threads, timeoutMs: config.model.timeoutMs }),
   );
@@ -118,6 +121,22 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     return 1;
   }
   return 0;
+}
+
+/**
+ * For `solver.sampling: "frontier"`: copies the lineages of the evolution in
+ * `evolution.frontier.lineagesFrom` into the run's store (idempotent).
+ * @throws ConfigError when that directory holds no evolution
+ */
+function importFrontierLineages(config: Config, store: Store): void {
+  const from = config.evolution.frontier.lineagesFrom;
+  if (from === null) return;
+  const source = new SqliteStore(join(evolutionDirectory(from), RUN_FILES.store));
+  try {
+    importLineages(source, store);
+  } finally {
+    source.close();
+  }
 }
 
 function readStoredConfig(storePath: string): unknown {

@@ -14,6 +14,19 @@ describe("config", () => {
     expect(config.sandbox.backend).toBe("bwrap");
   });
 
+  it("fills the evolution defaults from the sources (15 generations, probes of 8, release at 6, funnel 4/8 and 30 turns)", () => {
+    const config = parseConfig({});
+    expect(config.solver.sampling).toBe("uniform");
+    expect(config.evolution).toMatchObject({ generations: 15, direction: "mixed", effort: "high", rubrics: null });
+    expect(config.evolution.frontier).toEqual({ rollouts: 8, releaseWins: 6, lineagesFrom: null });
+    expect(config.evolution.funnel).toEqual({ enabled: false, rollouts: 8, maxPassRate: 0.5, minMeanTurns: 30 });
+  });
+
+  it("refuses a release threshold above the probe's rollouts and an unknown direction", () => {
+    expect(() => parseConfig({ evolution: { frontier: { rollouts: 4, releaseWins: 6 } } })).toThrowError(/evolution\.frontier\.releaseWins/);
+    expect(() => parseConfig({ evolution: { direction: "up" } })).toThrowError(/evolution\.direction/);
+  });
+
   it("names the key and the allowed values of a bad enum", () => {
     expect(() => parseConfig({ sandbox: { backend: "docker" } }, "my.json")).toThrowError(/sandbox\.backend.*"bwrap"/s);
   });

@@ -11,4 +11,5 @@ export * from "./episode.js";
 export * from "./trainer.js";
 export * from "./corpus.js";
 export * from "./report.js";
+export * from "./lineage.js";
 export * from "./store.js";

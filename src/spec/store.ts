@@ -1,5 +1,6 @@
 import type { EnvPackage } from "./env-package.js";
 import type { Episode, EpisodeRole } from "./episode.js";
+import type { EvolutionAttemptRecord, FrontierProbeRecord, GenerationRecord, LineageRecord } from "./lineage.js";
 import type { RoundReport } from "./report.js";
 import type { Verdict } from "./verdict.js";
 
@@ -98,4 +99,27 @@ export interface Store {
   finishRound(round: number, report: RoundReport): void;
   /** Closes the store. */
   close(): void;
+
+  // Environment evolution (lineages, generations, attempts, frontier probes).
+
+  /** Inserts a lineage unless its id is present; returns true when inserted. */
+  addLineage(record: LineageRecord): boolean;
+  /** All lineages, oldest first. */
+  listLineages(): LineageRecord[];
+  /**
+   * Stores a validated generation together with its environment, atomically.
+   * A generation already stored at (lineageId, generation) is left unchanged;
+   * returns true when inserted.
+   */
+  saveGeneration(generation: GenerationRecord, environment: EnvironmentRecord): boolean;
+  /** Generations of a lineage, in order. */
+  listGenerations(lineageId: string): GenerationRecord[];
+  /** Stores an attempt; an attempt already stored at (lineageId, generation, attempt) is left unchanged. */
+  saveEvolutionAttempt(attempt: EvolutionAttemptRecord): void;
+  /** Attempts of a lineage, by generation then attempt. */
+  listEvolutionAttempts(lineageId: string): EvolutionAttemptRecord[];
+  /** Stores a frontier probe; a probe already stored at (lineageId, round) is left unchanged. */
+  saveFrontierProbe(probe: FrontierProbeRecord): void;
+  /** All frontier probes, in the order stored. */
+  listFrontierProbes(): FrontierProbeRecord[];
 }

@@ -6,6 +6,10 @@ import {
   type DesignRecord,
   type EnvironmentRecord,
   type EpisodeRecord,
+  type EvolutionAttemptRecord,
+  type FrontierProbeRecord,
+  type GenerationRecord,
+  type LineageRecord,
   type RoundRecord,
   type RoundReport,
   type Store,
@@ -57,6 +61,35 @@ CREATE TABLE IF NOT EXISTS episodes (
   episode TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS episodes_round ON episodes (round, role);
+CREATE TABLE IF NOT EXISTS lineages (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  seed_id TEXT NOT NULL,
+  record TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS generations (
+  lineage_id TEXT NOT NULL,
+  generation INTEGER NOT NULL,
+  environment_id TEXT NOT NULL,
+  parent_id TEXT NOT NULL,
+  record TEXT NOT NULL,
+  PRIMARY KEY (lineage_id, generation)
+);
+CREATE TABLE IF NOT EXISTS evolution_attempts (
+  lineage_id TEXT NOT NULL,
+  generation INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  outcome TEXT NOT NULL,
+  record TEXT NOT NULL,
+  PRIMARY KEY (lineage_id, generation, attempt)
+);
+CREATE TABLE IF NOT EXISTS frontier_probes (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  lineage_id TEXT NOT NULL,
+  round INTEGER NOT NULL,
+  record TEXT NOT NULL,
+  UNIQUE (lineage_id, round)
+);
 `;
 
 interface EnvironmentRow {
@@ -229,6 +262,50 @@ export class SqliteStore implements Store {
     this.db.close();
   }
 
+  addLineage(record: LineageRecord): boolean {
+    const result = this.db.prepare("INSERT OR IGNORE INTO lineages (id, seed_id, record) VALUES (?, ?, ?)").run(record.id, record.seedId, JSON.stringify(record));
+    return result.changes === 1;
+  }
+
+  listLineages(): LineageRecord[] {
+    return records<LineageRecord>(this.db.prepare("SELECT record FROM lineages ORDER BY seq").all());
+  }
+
+  saveGeneration(generation: GenerationRecord, environment: EnvironmentRecord): boolean {
+    return this.db.transaction(() => {
+      const inserted = this.db
+        .prepare("INSERT OR IGNORE INTO generations (lineage_id, generation, environment_id, parent_id, record) VALUES (?, ?, ?, ?, ?)")
+        .run(generation.lineageId, generation.generation, generation.environmentId, generation.parentId, JSON.stringify(generation));
+      if (inserted.changes === 0) return false;
+      this.addEnvironment(environment);
+      return true;
+    })();
+  }
+
+  listGenerations(lineageId: string): GenerationRecord[] {
+    return records<GenerationRecord>(this.db.prepare("SELECT record FROM generations WHERE lineage_id = ? ORDER BY generation").all(lineageId));
+  }
+
+  saveEvolutionAttempt(attempt: EvolutionAttemptRecord): void {
+    this.db
+      .prepare("INSERT OR IGNORE INTO evolution_attempts (lineage_id, generation, attempt, outcome, record) VALUES (?, ?, ?, ?, ?)")
+      .run(attempt.lineageId, attempt.generation, attempt.attempt, attempt.outcome, JSON.stringify(attempt));
+  }
+
+  listEvolutionAttempts(lineageId: string): EvolutionAttemptRecord[] {
+    return records<EvolutionAttemptRecord>(
+      this.db.prepare("SELECT record FROM evolution_attempts WHERE lineage_id = ? ORDER BY generation, attempt").all(lineageId),
+    );
+  }
+
+  saveFrontierProbe(probe: FrontierProbeRecord): void {
+    this.db.prepare("INSERT OR IGNORE INTO frontier_probes (lineage_id, round, record) VALUES (?, ?, ?)").run(probe.lineageId, probe.round, JSON.stringify(probe));
+  }
+
+  listFrontierProbes(): FrontierProbeRecord[] {
+    return records<FrontierProbeRecord>(this.db.prepare("SELECT record FROM frontier_probes ORDER BY seq").all());
+  }
+
   private insertEpisode(record: EpisodeRecord): void {
     const { episode } = record;
     this.db
@@ -250,6 +327,10 @@ export class SqliteStore implements Store {
         JSON.stringify(episode),
       );
   }
+}
+
+function records<T>(rows: unknown[]): T[] {
+  return (rows as { record: string }[]).map((row) => JSON.parse(row.record) as T);
 }
 
 function toRound(row: RoundRow): RoundRecord {

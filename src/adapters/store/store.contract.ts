@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { EnvironmentRecord, EpisodeRecord, RoundReport, Store } from "../../spec/index.js";
+import type {
+  EnvironmentRecord,
+  EpisodeRecord,
+  EvolutionAttemptRecord,
+  GenerationRecord,
+  LineageRecord,
+  RoundReport,
+  Store,
+} from "../../spec/index.js";
 import { packageId, type EnvPackage } from "../../spec/index.js";
 
 /** A small valid package; `variant` changes its code and therefore its id. */
@@ -62,6 +70,47 @@ const report: RoundReport = {
   seconds: 1,
 };
 
+const difficulty = { length: 1, scenarioSurprise: 0.5, skillSurprise: 0.25, total: 1.75 };
+const sequence = { steps: [{ scenario: "quiz", skill: "recall" }], source: "manifest" as const };
+
+function lineage(variant: number): LineageRecord {
+  const seed = environment(variant, null);
+  return { id: `lin-sample-${variant}`, seedId: seed.id, seedName: `sample-${variant}`, seed: seed.package, sequence, difficulty, createdAt: "2026-11-29T00:00:00.000Z" };
+}
+
+function generation(lineageId: string, index: number, child: EnvironmentRecord, parentId: string): GenerationRecord {
+  return {
+    lineageId,
+    generation: index,
+    environmentId: child.id,
+    parentId,
+    direction: "length",
+    effort: "low",
+    plan: { summary: "add a step", steps: [...sequence.steps, { scenario: "quiz", skill: "checking" }] },
+    patch: "--- a/env.py\n+++ b/env.py\n",
+    validations: [{ status: "pass", gate: "oracle" }],
+    admission: [{ status: "pass", gate: "static" }],
+    sequence,
+    difficulty,
+    createdAt: "2026-11-29T00:00:00.000Z",
+  };
+}
+
+function attempt(lineageId: string, index: number, outcome: EvolutionAttemptRecord["outcome"]): EvolutionAttemptRecord {
+  return {
+    lineageId,
+    generation: 1,
+    attempt: index,
+    direction: "skill",
+    effort: "high",
+    outcome,
+    planning: [{ completion: "plan", plan: null, review: { status: "reject", gate: "plan-review", reason: "unparseable", message: "no plan" } }],
+    modification: [],
+    admission: [],
+    seconds: 2,
+  };
+}
+
 /** The contract every {@link Store} implementation must honour. */
 export function storeContract(name: string, create: () => Store): void {
   describe(`Store contract: ${name}`, () => {
@@ -118,6 +167,52 @@ export function storeContract(name: string, create: () => Store): void {
       expect(store.beginRound(1).solverPhaseDone).toBe(true);
       store.finishRound(1, report);
       expect(store.listRounds()).toEqual([{ round: 1, status: "done", solverPhaseDone: true, report }]);
+      store.close();
+    });
+
+    it("stores lineages once by id, oldest first", () => {
+      const store = create();
+      expect(store.addLineage(lineage(1))).toBe(true);
+      expect(store.addLineage({ ...lineage(1), seedName: "changed" })).toBe(false);
+      expect(store.addLineage(lineage(2))).toBe(true);
+      expect(store.listLineages()).toEqual([lineage(1), lineage(2)]);
+      store.close();
+    });
+
+    it("stores a generation with its environment atomically, in order, and never twice", () => {
+      const store = create();
+      const root = lineage(1);
+      store.addLineage(root);
+      const first = environment(11);
+      const second = environment(12);
+      expect(store.saveGeneration(generation(root.id, 2, second, first.id), second)).toBe(true);
+      expect(store.saveGeneration(generation(root.id, 1, first, root.seedId), first)).toBe(true);
+      expect(store.saveGeneration({ ...generation(root.id, 1, environment(13), root.seedId), patch: "other" }, environment(13))).toBe(false);
+      expect(store.listGenerations(root.id)).toEqual([generation(root.id, 1, first, root.seedId), generation(root.id, 2, second, first.id)]);
+      expect(store.listGenerations("lin-other")).toEqual([]);
+      // the refused generation's environment was not stored either
+      expect(store.listEnvironments().map((record) => record.id)).toEqual([second.id, first.id]);
+      store.close();
+    });
+
+    it("stores evolution attempts once per (lineage, generation, attempt), ordered", () => {
+      const store = create();
+      store.saveEvolutionAttempt(attempt("lin-a", 1, "validation_failed"));
+      store.saveEvolutionAttempt(attempt("lin-a", 0, "plan_rejected"));
+      store.saveEvolutionAttempt(attempt("lin-a", 0, "validated"));
+      store.saveEvolutionAttempt(attempt("lin-b", 0, "model_error"));
+      expect(store.listEvolutionAttempts("lin-a").map((record) => [record.attempt, record.outcome])).toEqual([[0, "plan_rejected"], [1, "validation_failed"]]);
+      expect(store.listEvolutionAttempts("lin-a")[0]).toEqual(attempt("lin-a", 0, "plan_rejected"));
+      store.close();
+    });
+
+    it("stores frontier probes once per (lineage, round)", () => {
+      const store = create();
+      const probe = { lineageId: "lin-a", generation: 0, round: 1, rollouts: 8, wins: 6, released: true };
+      store.saveFrontierProbe(probe);
+      store.saveFrontierProbe({ ...probe, wins: 0, released: false });
+      store.saveFrontierProbe({ ...probe, round: 2, generation: 1, wins: 3, released: false });
+      expect(store.listFrontierProbes()).toEqual([probe, { ...probe, round: 2, generation: 1, wins: 3, released: false }]);
       store.close();
     });
   });

@@ -1,6 +1,8 @@
 import type { Config } from "../../config/index.js";
 import type { CorpusDocument, EpisodeRecord, LanguageModel, RoundReport, Sandbox, Store, Trainer } from "../../spec/index.js";
 import type { AdmissionGate, AdmissionResources } from "../admission/index.js";
+import type { AdmissionGate } from "../admission/index.js";
+import { frontierPool } from "../evolution/frontier-scheduler.js";
 import { EMPTY_LEARNING_POTENTIAL, type LearningPotentialState } from "../rewards/index.js";
 import { seededRandom } from "../rollout/index.js";
 import { playWithAndWithoutHint } from "./calibrate.js";
@@ -49,7 +51,11 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
 
   if (!record.solverPhaseDone) {
     const random = seededRandom(deriveSeed(config.seed, round, "solver"));
-    const chosen = sampleWithoutReplacement(store.listEnvironments(), config.solver.environments, random);
+    const pool =
+      config.solver.sampling === "frontier"
+        ? await frontierPool({ store, round, model: deps.model, sandbox: deps.sandbox, settings: config.evolution.frontier, rollout: config.solver, seedBase: String(config.seed) })
+        : store.listEnvironments();
+    const chosen = sampleWithoutReplacement(pool, config.solver.environments, random);
     progress.phaseStarted?.(round, "solver", chosen.length);
     const episodes: EpisodeRecord[] = [];
     for (const environment of chosen) {

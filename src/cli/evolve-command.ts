@@ -1,0 +1,188 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
+import { ConfigError, packageId, type EnvPackage, type LanguageModel, type Sandbox } from "../spec/index.js";
+import { defaultGates } from "../core/admission/index.js";
+import {
+  DEFAULT_RUBRICS_PATH,
+  evolutionSettingsFromConfig,
+  funnelSeeds,
+  LINEAGES_FILE,
+  probeSeed,
+  readRubrics,
+  runEvolution,
+  writeLineagesDocument,
+  type FunnelDecision,
+  type LineageOutcome,
+} from "../core/evolution/index.js";
+import { LazyModel, RUN_FILES } from "../core/selfplay/index.js";
+import { readCorpus } from "../adapters/corpus/index.js";
+import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
+import { loadPackageFolder, loadPackageFolders, loadSeedPackages } from "../adapters/package-files/index.js";
+import { BwrapSandbox } from "../adapters/sandbox/index.js";
+import { SqliteStore } from "../adapters/store/index.js";
+import { createEvolutionProgress } from "./evolution-progress.js";
+import { RUNS_FOLDER } from "./run-command.js";
+import { formatEvolutionSummary } from "./lineage-view.js";
+
+/** Flags of `envforge evolve`; each maps to one config key (except `from` and `resume`). */
+export interface EvolveFlags {
+  readonly from?: string;
+  readonly config?: string;
+  readonly generations?: number;
+  readonly direction?: string;
+  readonly effort?: string;
+  readonly out?: string;
+  readonly model?: string;
+  readonly seed?: number;
+  readonly rubrics?: string;
+  readonly funnel?: boolean;
+  readonly resume?: boolean;
+}
+
+/** Store metadata key of an evolution run's config and `--from`. */
+export const EVOLUTION_META = "evolution";
+/** Store metadata key of the seed funnel's decisions. */
+export const FUNNEL_META = "funnel";
+
+/**
+ * The config of `envforge evolve`: defaults, then `base` (a resumed run's
+ * stored config), then the config file, then flags.
+ * @throws ConfigError naming the key and allowed values
+ */
+export function resolveEvolveConfig(flags: EvolveFlags, base: unknown = {}): Config {
+  const fromFile = flags.config === undefined ? {} : readConfigFile(flags.config);
+  const evolution = {
+    ...(flags.generations === undefined ? {} : { generations: flags.generations }),
+    ...(flags.direction === undefined ? {} : { direction: flags.direction }),
+    ...(flags.effort === undefined ? {} : { effort: flags.effort }),
+    ...(flags.rubrics === undefined ? {} : { rubrics: flags.rubrics }),
+    ...(flags.funnel === undefined ? {} : { funnel: { enabled: flags.funnel } }),
+  };
+  const fromFlags = {
+    ...(flags.out === undefined ? {} : { out: flags.out }),
+    ...(flags.seed === undefined ? {} : { seed: flags.seed }),
+    ...(flags.model === undefined ? {} : { model: { spec: flags.model } }),
+    ...(Object.keys(evolution).length === 0 ? {} : { evolution }),
+  };
+  const config = parseConfig(mergeConfigInput(mergeConfigInput(base, fromFile), fromFlags), flags.config ?? "command-line flags");
+  classifyModelSpec(config.model.spec);
+  return config;
+}
+
+/**
+ * The candidate environments `--from` names: `seeds` (the shipped seeds), a
+ * run or evolution directory holding `envforge.db` (its pool), one package
+ * folder (with `env.json`), or a folder of package folders.
+ * @throws ConfigError when the path does not exist or holds no package
+ * @throws PackageFormatError when a package is malformed
+ */
+export function loadCandidates(from: string): EnvPackage[] {
+  if (from === "seeds") return loadSeedPackages();
+  if (!existsSync(from) || !statSync(from).isDirectory()) throw new ConfigError(`--from ${from}: not a folder (give a package folder, a folder of packages, a run directory, or "seeds")`);
+  const storePath = join(from, RUN_FILES.store);
+  if (existsSync(storePath)) {
+    const store = new SqliteStore(storePath);
+    try {
+      return store.listEnvironments().map((record) => record.package);
+    } finally {
+      store.close();
+    }
+  }
+  if (existsSync(join(from, "env.json"))) return [loadPackageFolder(from)];
+  const packages = loadPackageFolders(from);
+  if (packages.length === 0) throw new ConfigError(`--from ${from}: no package folders (with env.json) inside`);
+  return packages;
+}
+
+/** The evolution directory: `config.out`, else `runs/evolve-<UTC timestamp>`, else (resuming) the newest `runs/evolve-*`. */
+export function resolveEvolveOutDir(config: Config, resume: boolean, now: Date = new Date()): string {
+  if (config.out !== null) return config.out;
+  if (!resume) return join(RUNS_FOLDER, `evolve-${now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}`);
+  const runs = existsSync(RUNS_FOLDER) ? readdirSync(RUNS_FOLDER).filter((name) => name.startsWith("evolve-")).sort() : [];
+  const newest = runs.at(-1);
+  if (newest === undefined) throw new ConfigError(`--resume found no evolution in ${RUNS_FOLDER}/; pass --out with its directory`);
+  return join(RUNS_FOLDER, newest);
+}
+
+/**
+ * `envforge evolve`: evolves lineages from the candidates in `--from` into
+ * `--out` (store `envforge.db`, `lineages.json` rewritten after every
+ * attempt) and prints a summary. Returns the exit code: 0, or 1 when the
+ * model was called and never answered.
+ * @throws ConfigError for bad flags, a directory that already holds an evolution without `--resume`, or a missing `--from`
+ */
+export async function evolveCommand(flags: EvolveFlags): Promise<number> {
+  const resume = flags.resume ?? false;
+  const outDir = resolveEvolveOutDir(resolveEvolveConfig(flags), resume);
+  const storePath = join(outDir, RUN_FILES.store);
+  if (resume && !existsSync(storePath)) throw new ConfigError(`--resume: ${outDir} holds no evolution (${storePath} not found)`);
+  if (!resume && existsSync(storePath)) throw new ConfigError(`${outDir} already holds a store; pass --resume to continue it or choose another --out`);
+  const stored = resume ? readStoredMeta(storePath) : undefined;
+  const config = resolveEvolveConfig(flags, stored?.config ?? {});
+  const from = flags.from ?? stored?.from;
+  if (from === undefined) throw new ConfigError("evolve needs --from DIR|POOL (a package folder, a folder of packages, a run directory, or \"seeds\")");
+  const candidates = loadCandidates(from);
+  const rubrics = readRubrics(config.evolution.rubrics ?? DEFAULT_RUBRICS_PATH);
+  const sandbox = new BwrapSandbox({ limits: { callTimeoutMs: config.sandbox.callTimeoutMs, memoryBytes: config.sandbox.memoryMb * 1024 * 1024 } });
+  const model = new LazyModel(config.model.spec, () =>
+    openModel(config.model.spec, { contextSize: config.model.contextSize, threads: config.model.threads, timeoutMs: config.model.timeoutMs }),
+  );
+  const store = new SqliteStore(storePath);
+  const lineagesPath = join(outDir, LINEAGES_FILE);
+  const progress = createEvolutionProgress(config.evolution.generations, () => writeLineagesDocument(store, lineagesPath));
+  const onInterrupt = () => {
+    progress.stop();
+    process.stderr.write(`\nenvforge: interrupted; every validated generation is stored. Continue with: envforge evolve --resume --out ${outDir}\n`);
+    process.exit(130);
+  };
+  process.once("SIGINT", onInterrupt);
+  const started = Date.now();
+  let outcomes: LineageOutcome[];
+  let funnel: FunnelDecision[] | null = null;
+  try {
+    if (stored === undefined) store.setMeta(EVOLUTION_META, { config, from });
+    let seeds = candidates;
+    if (config.evolution.funnel.enabled) {
+      // the funnel's decisions are stored, so a resumed evolution keeps the same seeds
+      funnel = (store.getMeta(FUNNEL_META) as FunnelDecision[] | undefined) ?? (await runFunnel(candidates, model, sandbox, config));
+      store.setMeta(FUNNEL_META, funnel);
+      const kept = new Set(funnel.filter((decision) => decision.kept).map((decision) => decision.probe.seedId));
+      seeds = candidates.filter((candidate) => kept.has(packageId(candidate)));
+      for (const decision of funnel) progress.notice?.(`funnel: ${decision.probe.name} ${decision.probe.wins}/${decision.probe.rollouts} won, ${decision.probe.meanTurns.toFixed(1)} turns: ${decision.kept ? "kept" : `dropped (${decision.reason})`}`);
+    }
+    outcomes = await runEvolution(seeds, { model, sandbox, store, corpus: readCorpus(config.corpus.path), gates: defaultGates(), rubrics, progress }, evolutionSettingsFromConfig(config));
+    writeLineagesDocument(store, lineagesPath);
+    process.stdout.write(`${formatEvolutionSummary(store, outcomes, { model: config.model.spec, out: outDir, seconds: (Date.now() - started) / 1000, funnel })}\n`);
+  } finally {
+    process.removeListener("SIGINT", onInterrupt);
+    progress.stop();
+    await sandbox.close();
+    await model.close();
+    store.close();
+  }
+  if (model.calls > 0 && model.successes === 0) {
+    process.stderr.write("envforge: the model never answered; see the attempts with `envforge lineage show`\n");
+    return 1;
+  }
+  return 0;
+}
+
+async function runFunnel(candidates: readonly EnvPackage[], model: LanguageModel, sandbox: Sandbox, config: Config): Promise<FunnelDecision[]> {
+  const probes = [];
+  for (const candidate of candidates) {
+    probes.push(await probeSeed(candidate, model, sandbox, { ...config.solver, rollouts: config.evolution.funnel.rollouts }, `${config.seed}/funnel/${candidate.manifest.name}`));
+  }
+  return funnelSeeds(probes, config.evolution.funnel);
+}
+
+function readStoredMeta(storePath: string): { config: unknown; from: string | undefined } {
+  const store = new SqliteStore(storePath);
+  try {
+    const meta = (store.getMeta(EVOLUTION_META) ?? {}) as { config?: Record<string, unknown>; from?: string };
+    const { out: _out, ...config } = meta.config ?? {};
+    return { config, from: meta.from };
+  } finally {
+    store.close();
+  }
+}

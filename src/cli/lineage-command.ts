@@ -1,0 +1,83 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { ConfigError } from "../spec/index.js";
+import { appendRubric, DEFAULT_RUBRICS_PATH, reviewedFailure, type RubricStage } from "../core/evolution/index.js";
+import { RUN_FILES } from "../core/selfplay/index.js";
+import { SqliteStore } from "../adapters/store/index.js";
+import { findLineage, formatLineage } from "./lineage-view.js";
+import { RUNS_FOLDER } from "./run-command.js";
+
+/**
+ * The evolution directory a command reads: `from`, else the newest
+ * `runs/evolve-*`.
+ * @throws ConfigError when it holds no store
+ */
+export function evolutionDirectory(from: string | undefined): string {
+  let folder = from;
+  if (folder === undefined) {
+    const runs = existsSync(RUNS_FOLDER) ? readdirSync(RUNS_FOLDER).filter((name) => name.startsWith("evolve-")).sort() : [];
+    folder = runs.length === 0 ? undefined : join(RUNS_FOLDER, runs.at(-1) as string);
+    if (folder === undefined) throw new ConfigError(`no evolution in ${RUNS_FOLDER}/; pass --from with the directory of an envforge evolve run`);
+  }
+  if (!existsSync(join(folder, RUN_FILES.store))) throw new ConfigError(`${folder} holds no evolution (${join(folder, RUN_FILES.store)} not found)`);
+  return folder;
+}
+
+/** `envforge lineage show ID`: prints the lineage tree. */
+export function lineageShowCommand(id: string, flags: { from?: string }): number {
+  const store = new SqliteStore(join(evolutionDirectory(flags.from), RUN_FILES.store));
+  try {
+    process.stdout.write(`${formatLineage(store, findLineage(store, id))}\n`);
+  } finally {
+    store.close();
+  }
+  return 0;
+}
+
+/** Flags of `envforge rubric learn`. */
+export interface RubricLearnFlags {
+  readonly from?: string;
+  readonly lineage: string;
+  readonly generation?: number;
+  readonly attempt?: number;
+  readonly stage?: string;
+  readonly text?: string;
+  readonly rubrics?: string;
+}
+
+/**
+ * `envforge rubric learn`: appends a rubric learned from a reviewed failure
+ * of a lineage (the latest failed attempt with a reviewer rejection, or the
+ * one `--generation` / `--attempt` name) to the rubric file. The rubric is
+ * `--text`, or else the reviewer's feedback itself; a comment records where it
+ * was learned.
+ * @throws ConfigError when no such failure exists or the flags are invalid
+ */
+export function rubricLearnCommand(flags: RubricLearnFlags): number {
+  if (flags.stage !== undefined && flags.stage !== "plan" && flags.stage !== "child") throw new ConfigError(`--stage must be "plan" or "child", not "${flags.stage}"`);
+  const stage = flags.stage as RubricStage | undefined;
+  const store = new SqliteStore(join(evolutionDirectory(flags.from), RUN_FILES.store));
+  let learned;
+  try {
+    const lineage = findLineage(store, flags.lineage);
+    const attempts = store
+      .listEvolutionAttempts(lineage.id)
+      .filter((attempt) => attempt.outcome !== "validated")
+      .filter((attempt) => flags.generation === undefined || attempt.generation === flags.generation)
+      .filter((attempt) => flags.attempt === undefined || attempt.attempt + 1 === flags.attempt);
+    learned = attempts
+      .reverse()
+      .map((attempt) => reviewedFailure(attempt, stage))
+      .find((candidate) => candidate !== null);
+    if (learned === undefined || learned === null) {
+      throw new ConfigError(`no reviewed failure${stage === undefined ? "" : ` of stage ${stage}`} found in lineage ${lineage.id}; see envforge lineage show ${lineage.id}`);
+    }
+  } finally {
+    store.close();
+  }
+  const rubric = flags.text ?? learned.feedback;
+  const path = flags.rubrics ?? DEFAULT_RUBRICS_PATH;
+  appendRubric(path, learned.stage, rubric, `learned from ${learned.source}`);
+  process.stdout.write(`added to ${path} (${learned.stage}): ${rubric}\n`);
+  return 0;
+}

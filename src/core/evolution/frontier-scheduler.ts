@@ -1,0 +1,149 @@
+import type { EnvironmentRecord, EnvPackage, FrontierProbeRecord, LanguageModel, Sandbox, Store } from "../../spec/index.js";
+import { playSolverRollouts, type RolloutSettings } from "./solver-rollouts.js";
+
+/** Settings of the frontier scheduler. */
+export interface FrontierSettings {
+  /** Rollouts per probe (8 in the source). @default 8 */
+  readonly rollouts: number;
+  /** Wins out of `rollouts` that release the next generation (6 of 8 in the source). @default 6 */
+  readonly releaseWins: number;
+}
+
+/** A lineage as the scheduler sees it: its environments by generation (index 0 = the seed). */
+export interface ScheduledLineage {
+  readonly lineageId: string;
+  readonly environmentIds: readonly string[];
+}
+
+/** Plays a probe: the number of wins out of `rollouts` on one environment. */
+export type FrontierProbe = (environmentId: string, lineageId: string, generation: number) => Promise<{ readonly wins: number; readonly rollouts: number }>;
+
+/**
+ * Whether a probe releases the next generation (environment evolution,
+ * frontier scheduler: release at a pass rate of at least 6/8). The rate is
+ * compared as `wins / rollouts ≥ releaseWins / settings.rollouts`, so a probe
+ * with a different rollout count is judged by the same rate.
+ */
+export function releases(wins: number, rollouts: number, settings: FrontierSettings): boolean {
+  return rollouts > 0 && wins * settings.rollouts >= settings.releaseWins * rollouts;
+}
+
+/**
+ * Current frontier generation of every lineage, from the stored probes alone
+ * (so the state survives restarts): 0 (the seed) plus one per probe that
+ * released its generation, never past the lineage's last generation.
+ */
+export function frontierGenerations(lineages: readonly ScheduledLineage[], probes: readonly FrontierProbeRecord[]): Map<string, number> {
+  const frontiers = new Map<string, number>();
+  for (const lineage of lineages) {
+    const last = Math.max(0, lineage.environmentIds.length - 1);
+    const released = probes.filter((probe) => probe.lineageId === lineage.lineageId && probe.released).map((probe) => probe.generation + 1);
+    frontiers.set(lineage.lineageId, Math.min(last, Math.max(0, ...released)));
+  }
+  return frontiers;
+}
+
+/** The lineages in a store, with their seed and generation environments in order. */
+export function scheduledLineages(store: Store): ScheduledLineage[] {
+  return store.listLineages().map((lineage) => ({
+    lineageId: lineage.id,
+    environmentIds: [lineage.seedId, ...store.listGenerations(lineage.id).map((generation) => generation.environmentId)],
+  }));
+}
+
+/**
+ * One scheduler step of training round `round`: every lineage whose frontier
+ * is not its last generation and that has no probe stored for this round is
+ * probed at its frontier with `probe`; the probe is stored, and when it
+ * releases (≥ 6/8) the frontier moves to the next generation. Probes already
+ * stored for the round are kept (resume). Returns the probes made now.
+ *
+ * @throws StoreError when the store cannot be written
+ */
+export async function advanceFrontiers(store: Store, round: number, probe: FrontierProbe, settings: FrontierSettings): Promise<FrontierProbeRecord[]> {
+  const lineages = scheduledLineages(store);
+  const stored = store.listFrontierProbes();
+  const frontiers = frontierGenerations(lineages, stored);
+  const made: FrontierProbeRecord[] = [];
+  for (const lineage of lineages) {
+    const generation = frontiers.get(lineage.lineageId) ?? 0;
+    if (generation >= lineage.environmentIds.length - 1) continue;
+    if (stored.some((record) => record.lineageId === lineage.lineageId && record.round === round)) continue;
+    const result = await probe(lineage.environmentIds[generation] as string, lineage.lineageId, generation);
+    const record: FrontierProbeRecord = {
+      lineageId: lineage.lineageId,
+      generation,
+      round,
+      rollouts: result.rollouts,
+      wins: result.wins,
+      released: releases(result.wins, result.rollouts, settings),
+    };
+    store.saveFrontierProbe(record);
+    made.push(record);
+  }
+  return made;
+}
+
+/** The environment at each lineage's current frontier (training samples from these). */
+export function frontierEnvironments(store: Store): EnvironmentRecord[] {
+  const lineages = scheduledLineages(store);
+  const frontiers = frontierGenerations(lineages, store.listFrontierProbes());
+  const byId = new Map(store.listEnvironments().map((record) => [record.id, record]));
+  return lineages.flatMap((lineage) => {
+    const record = byId.get(lineage.environmentIds[frontiers.get(lineage.lineageId) ?? 0] as string);
+    return record === undefined ? [] : [record];
+  });
+}
+
+/** A {@link FrontierProbe} that plays Solver rollouts without the hint. */
+export function solverProbe(store: Store, model: LanguageModel, sandbox: Sandbox, settings: RolloutSettings, seedBase: string): FrontierProbe {
+  return async (environmentId, lineageId, generation) => {
+    const pkg = store.listEnvironments().find((record) => record.id === environmentId)?.package as EnvPackage;
+    const episodes = await playSolverRollouts(pkg, model, sandbox, settings, `${seedBase}/${lineageId}/${generation}`);
+    return { wins: episodes.filter((episode) => episode.won).length, rollouts: episodes.length };
+  };
+}
+
+/** What {@link frontierPool} needs from a self-play round. */
+export interface FrontierPoolInput {
+  readonly store: Store;
+  readonly round: number;
+  readonly model: LanguageModel;
+  readonly sandbox: Sandbox;
+  readonly settings: FrontierSettings;
+  readonly rollout: Omit<RolloutSettings, "rollouts">;
+  /** Prefix of probe seeds (e.g. the run seed). */
+  readonly seedBase: string;
+}
+
+/**
+ * The training loop's view of the scheduler (config `solver.sampling:
+ * "frontier"`): advances the frontiers for `round`, then returns the frontier
+ * environment of every lineage. A store without lineages returns all of its
+ * environments, so sampling falls back to uniform.
+ */
+export async function frontierPool(input: FrontierPoolInput): Promise<EnvironmentRecord[]> {
+  if (input.store.listLineages().length === 0) return input.store.listEnvironments();
+  const probe = solverProbe(input.store, input.model, input.sandbox, { ...input.rollout, rollouts: input.settings.rollouts }, `${input.seedBase}/frontier/${input.round}`);
+  await advanceFrontiers(input.store, input.round, probe, input.settings);
+  return frontierEnvironments(input.store);
+}
+
+/**
+ * Copies the lineages, generations and their environments of `from` (an
+ * evolution store) into `into` (a training run's store); already present
+ * records are left unchanged. Returns the number of lineages copied anew.
+ */
+export function importLineages(from: Store, into: Store): number {
+  const environments = new Map(from.listEnvironments().map((record) => [record.id, record]));
+  let added = 0;
+  for (const lineage of from.listLineages()) {
+    if (into.addLineage(lineage)) added += 1;
+    into.addEnvironment(environments.get(lineage.seedId) ?? { id: lineage.seedId, package: lineage.seed, round: null, scores: null });
+    for (const generation of from.listGenerations(lineage.id)) {
+      const environment = environments.get(generation.environmentId);
+      if (environment !== undefined) into.saveGeneration(generation, environment);
+    }
+  }
+  return added;
+}

@@ -1,0 +1,27 @@
+/**
+ * Environment evolution (off-policy): scenario–skill sequences, difficulty,
+ * directions and effort, the planning and modification loops, lineages, the
+ * seed funnel and the frontier scheduler.
+ * @module
+ */
+export * from "./completion-json.js";
+export * from "./difficulty.js";
+export * from "./oracle-trace.js";
+export * from "./sequence.js";
+export * from "./directions.js";
+export * from "./rubrics.js";
+export * from "./reviewer.js";
+export * from "./planning-loop.js";
+export * from "./child-package.js";
+export * from "./validations.js";
+export * from "./modification-loop.js";
+export * from "./pool.js";
+export * from "./generation-attempt.js";
+export * from "./lineage-runner.js";
+export * from "./lineages-document.js";
+export * from "./solver-rollouts.js";
+export * from "./seed-funnel.js";
+export * from "./frontier-scheduler.js";
+export * from "./settings.js";
+export * from "./learn-rubric.js";
+export * from "./model-reference.js";

@@ -1,0 +1,74 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { BwrapSandbox } from "../../adapters/sandbox/index.js";
+import { packageId, type Provenance } from "../../spec/index.js";
+import { filesReply, PARENT, PASS, rejectReply, SUM_ENV, SUM_ORACLE } from "../../testing/evolution-fixtures.js";
+import { ScriptedRoleModel, type ScriptedReply } from "../../testing/scripted-role-model.js";
+import { runModificationLoop } from "./modification-loop.js";
+
+// Control flow of the modification loop with a SCRIPTED FAKE model (ScriptedRoleModel);
+// the sandbox and the oracle / invalid-test validations are real.
+
+const sandbox = new BwrapSandbox({ limits: { callTimeoutMs: 2000 } });
+afterAll(() => sandbox.close());
+
+const provenance: Provenance = {
+  origin: "evolution",
+  parentId: packageId(PARENT),
+  generation: 1,
+  designerModel: "scripted-fake",
+  promptHash: null,
+  corpusDocumentIds: [],
+  createdAt: "2026-11-29T12:00:00.000Z",
+};
+const plan = { summary: "ask for a sum", steps: [{ scenario: "arithmetic quiz", skill: "addition" }] };
+const role = { maxTokens: 64, temperature: 0 };
+const WRONG_ORACLE = "def act(env, observation):\n    return '0'\n";
+const FREE_ENV = SUM_ENV.replace("1.0 if right else 0.0", "1.0");
+
+function run(modifier: ScriptedReply[], reviewer: ScriptedReply[], maxRounds = 3) {
+  const model = new ScriptedRoleModel({ modifier, reviewer });
+  const result = runModificationLoop(
+    { parent: PARENT, plan, instruction: "Direction SKILL: replace the skills.", provenance },
+    { sandbox, seeds: [0, 1], model, rubrics: ["oracle.py solves the child."], reviewer: role },
+    { maxRounds, modifier: role },
+  );
+  return { model, result };
+}
+
+describe("runModificationLoop (scripted fake model, real sandbox)", () => {
+  it("accepts a child that passes oracle, invalid-test and rubric validations", async () => {
+    const { model, result } = run([filesReply(SUM_ENV, SUM_ORACLE)], [PASS]);
+    const outcome = await result;
+    expect(outcome.child?.manifest.name).toBe("answer-42-g1");
+    expect(outcome.validations.map((verdict) => [verdict.gate, verdict.status])).toEqual([["oracle", "pass"], ["invalid-test", "pass"], ["rubric", "pass"]]);
+    expect(outcome.rounds).toHaveLength(1);
+    expect(outcome.rounds[0]?.form).toBe("files");
+    expect(model.promptsOf("reviewer")[0]?.[1]?.content).toMatch(/return str\(env\.a \+ env\.b\)/);
+  });
+
+  it("feeds validation failures back to the Modifier until a child passes", async () => {
+    const { model, result } = run(
+      [filesReply(SUM_ENV, WRONG_ORACLE), filesReply(FREE_ENV, SUM_ORACLE), filesReply(SUM_ENV, SUM_ORACLE)],
+      [PASS, rejectReply("the hint gives the answer away"), PASS],
+    );
+    const outcome = await result;
+    expect(outcome.child).not.toBeNull();
+    const reasons = outcome.rounds.map((round) => round.verdicts.filter((verdict) => verdict.status === "reject").map((verdict) => (verdict.status === "reject" ? verdict.reason : "")));
+    expect(reasons).toEqual([["oracle_not_full_reward"], ["empty_solution_passes", "rubric_failed"], []]);
+    const prompts = model.promptsOf("modifier").map((messages) => messages[1]?.content ?? "");
+    expect(prompts[1]).toMatch(/\[oracle\] the oracle missed full reward on 2 of 2 seeds/);
+    expect(prompts[2]).toMatch(/\[invalid-test\] the empty solution wins on 2 of 2 seeds.*\[rubric\] the hint gives the answer away/s);
+  }, 60_000);
+
+  it("stops after the maximum number of rounds without a child", async () => {
+    const { model, result } = run(["I cannot write code.", filesReply(SUM_ENV, WRONG_ORACLE)], [PASS], 2);
+    const outcome = await result;
+    expect(outcome.child).toBeNull();
+    expect(outcome.validations).toEqual([]);
+    expect(outcome.rounds.map((round) => round.verdicts.map((verdict) => (verdict.status === "reject" ? verdict.reason : "pass")))).toEqual([
+      ["no_change_found"],
+      ["oracle_not_full_reward", "pass", "pass"],
+    ]);
+    expect(model.promptsOf("modifier")).toHaveLength(2);
+  }, 60_000);
+});

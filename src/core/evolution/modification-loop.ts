@@ -1,0 +1,117 @@
+import {
+  EnvforgeError,
+  reject,
+  type ChatMessage,
+  type EditPlan,
+  type EnvPackage,
+  type ModificationRound,
+  type Provenance,
+  type Verdict,
+} from "../../spec/index.js";
+import { buildChild } from "./child-package.js";
+import { formatSequence } from "./planning-loop.js";
+import type { RoleSettings } from "./reviewer.js";
+import { validateChild, type ValidationContext } from "./validations.js";
+
+/** What the modification loop works on. */
+export interface ModificationInput {
+  readonly parent: EnvPackage;
+  readonly plan: EditPlan;
+  /** The direction and effort instruction the plan was made under. */
+  readonly instruction: string;
+  /** Provenance stamped on the child. */
+  readonly provenance: Provenance;
+}
+
+/** Settings of the modification loop. */
+export interface ModificationSettings {
+  /** Modifier rounds at most (≥ 1). */
+  readonly maxRounds: number;
+  readonly modifier: RoleSettings;
+  /** Characters of each parent file shown to the Modifier. @default 6000 */
+  readonly maxSourceChars?: number;
+}
+
+/** Outcome of {@link runModificationLoop}. */
+export interface ModificationResult {
+  /** The validated child, or null when no round produced one. */
+  readonly child: EnvPackage | null;
+  /** The validations of the accepted round (empty when none was accepted). */
+  readonly validations: readonly Verdict[];
+  readonly rounds: readonly ModificationRound[];
+}
+
+/** The Modifier's prompt; `feedback` lists the last round's failures, if any. */
+export function modifierPrompt(input: ModificationInput, feedback: string | null, maxSourceChars = 6000): ChatMessage[] {
+  const cut = (source: string) => (source.length > maxSourceChars ? `${source.slice(0, maxSourceChars)}\n# … (cut)` : source);
+  const { title, description, hint, skills, scenario, maxTurns } = input.parent.manifest;
+  return [
+    {
+      role: "system",
+      content:
+        "You are the Modifier. You turn an edit plan into code: a harder child of a Python text environment (standard library only; reset(seed) -> str; step(action) -> (observation, reward, terminated, truncated, info); full success totals reward 1.0) and its oracle act(env, observation) -> str, which may read the environment's attributes and must always reach full reward.",
+    },
+    {
+      role: "user",
+      content: [
+        `Parent manifest: ${JSON.stringify({ title, description, hint, skills, scenario, maxTurns })}`,
+        "# env.py",
+        "```python",
+        cut(input.parent.envSource),
+        "```",
+        "# oracle.py",
+        "```python",
+        cut(input.parent.oracleSource),
+        "```",
+        "",
+        input.instruction,
+        `Plan: ${input.plan.summary}`,
+        "Target sequence:",
+        formatSequence(input.plan.steps),
+        ...(feedback === null ? [] : ["", `Your previous child failed validation: ${feedback}`]),
+        "",
+        "Reply with EITHER unified diffs in ```diff blocks (headers --- a/env.py and +++ b/env.py, same for oracle.py) OR the full new files as ```python blocks whose first lines are '# env.py' and '# oracle.py'.",
+        'Add a ```json block with the manifest fields that change, e.g. {"title": "...", "description": "...", "hint": "...", "skills": ["..."], "scenario": "...", "maxTurns": 12}.',
+      ].join("\n"),
+    },
+  ];
+}
+
+/**
+ * Loop 2 of environment evolution, modification: the Modifier produces the
+ * child (a patch against the parent or full files); the child is built and
+ * the oracle, invalid-test and rubric validations run in parallel; failures go
+ * back to the Modifier as feedback, up to `maxRounds` rounds. Never throws for
+ * untrusted output or model errors (they end up in the rounds).
+ */
+export async function runModificationLoop(
+  input: ModificationInput,
+  context: ValidationContext,
+  settings: ModificationSettings,
+): Promise<ModificationResult> {
+  const rounds: ModificationRound[] = [];
+  let feedback: string | null = null;
+  for (let round = 0; round < settings.maxRounds; round += 1) {
+    let completion: string;
+    try {
+      const options = settings.modifier.seed === undefined ? settings.modifier : { ...settings.modifier, seed: settings.modifier.seed + round };
+      completion = (await context.model.generate(modifierPrompt(input, feedback, settings.maxSourceChars), options)).text;
+    } catch (error) {
+      const code = error instanceof EnvforgeError ? error.code : "model_error";
+      rounds.push({ completion: "", form: null, verdicts: [reject("modify", "model_error", `${code}: ${(error as Error).message}`)] });
+      continue;
+    }
+    const built = buildChild(input.parent, completion, input.provenance);
+    if (!built.ok) {
+      rounds.push({ completion, form: null, verdicts: [built.verdict] });
+      feedback = built.verdict.message;
+      continue;
+    }
+    const verdicts = await validateChild(built.package, input.plan, context);
+    rounds.push({ completion, form: built.form, verdicts });
+    const failed = verdicts.filter((verdict) => verdict.status === "reject");
+    if (failed.length === 0) return { child: built.package, validations: verdicts, rounds };
+    feedback = failed.map((verdict) => `[${verdict.gate}] ${verdict.status === "reject" ? verdict.message : ""}`).join(" ");
+  }
+  return { child: null, validations: [], rounds };
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { ModelUnavailableError } from "../../spec/index.js";
+import { PARENT, PASS, planReply, rejectReply } from "../../testing/evolution-fixtures.js";
+import { ScriptedRoleModel } from "../../testing/scripted-role-model.js";
+import { parsePlan, runPlanningLoop, type PlanningInput } from "./planning-loop.js";
+
+// Control flow of the planning loop with a SCRIPTED FAKE model (ScriptedRoleModel).
+
+const input: PlanningInput = {
+  parent: PARENT,
+  sequence: [{ scenario: "quiz", skill: "recall" }],
+  direction: "skill",
+  effort: "low",
+  span: { start: 0, end: 1 },
+  rubrics: ["The plan respects the effort."],
+};
+const role = { maxTokens: 64, temperature: 0 };
+const settings = (maxRounds: number) => ({ maxRounds, proposer: role, reviewer: role });
+const addition = [{ scenario: "quiz", skill: "addition" }];
+
+describe("runPlanningLoop (scripted fake model)", () => {
+  it("returns the first plan the reviewer passes", async () => {
+    const model = new ScriptedRoleModel({ proposer: [planReply(addition)], reviewer: [PASS] });
+    const result = await runPlanningLoop(input, model, settings(3));
+    expect(result.plan).toEqual({ summary: "replace recall by addition", steps: addition });
+    expect(result.rounds).toHaveLength(1);
+    expect(result.rounds[0]?.review).toEqual({ status: "pass", gate: "plan-review" });
+    // the reviewer saw the rubric and the planned sequence
+    expect(model.promptsOf("reviewer")[0]?.[1]?.content).toMatch(/1\. The plan respects the effort\.[\s\S]*scenario: quiz \| skill: addition/);
+  });
+
+  it("sends the reviewer's feedback back to the Proposer until a plan passes", async () => {
+    const model = new ScriptedRoleModel({
+      proposer: [planReply([{ scenario: "quiz", skill: "spelling" }]), planReply(addition)],
+      reviewer: [rejectReply("spelling is not rarer than recall"), PASS],
+    });
+    const result = await runPlanningLoop(input, model, settings(3));
+    expect(result.plan?.steps).toEqual(addition);
+    expect(result.rounds.map((round) => round.review.status)).toEqual(["reject", "pass"]);
+    expect(result.rounds[0]?.review).toMatchObject({ reason: "rubric_failed", message: "spelling is not rarer than recall" });
+    expect(model.promptsOf("proposer")[1]?.[1]?.content).toMatch(/rejected your previous plan: spelling is not rarer than recall/);
+    expect(model.promptsOf("proposer")[0]?.[1]?.content).not.toMatch(/rejected/);
+  });
+
+  it("gives up after the maximum number of rounds", async () => {
+    const model = new ScriptedRoleModel({ proposer: [planReply(addition)], reviewer: [rejectReply("no")] });
+    const result = await runPlanningLoop(input, model, settings(2));
+    expect(result.plan).toBeNull();
+    expect(result.rounds).toHaveLength(2);
+    expect(model.promptsOf("proposer")).toHaveLength(2);
+    expect(model.promptsOf("reviewer")).toHaveLength(2);
+  });
+
+  it("spends a round without review on an unparseable or unchanged plan, with feedback", async () => {
+    const model = new ScriptedRoleModel({ proposer: ["I think we should make it harder.", planReply(input.sequence), planReply(addition)], reviewer: [PASS] });
+    const result = await runPlanningLoop(input, model, settings(3));
+    expect(result.rounds.map((round) => (round.review.status === "reject" ? round.review.reason : "pass"))).toEqual(["plan_unparseable", "plan_unchanged", "pass"]);
+    expect(model.promptsOf("reviewer")).toHaveLength(1);
+    expect(model.promptsOf("proposer")[1]?.[1]?.content).toMatch(/no JSON object with "summary"/);
+  });
+
+  it("requires a LENGTH plan to add steps", async () => {
+    const model = new ScriptedRoleModel({ proposer: [planReply(addition)], reviewer: [PASS] });
+    const result = await runPlanningLoop({ ...input, direction: "length" }, model, settings(1));
+    expect(result.plan).toBeNull();
+    expect(result.rounds[0]?.review).toMatchObject({ reason: "plan_not_longer" });
+  });
+
+  it("records model errors and unreadable reviews as rejected rounds, never throws", async () => {
+    const model = new ScriptedRoleModel({ proposer: [new ModelUnavailableError("server down"), planReply(addition)], reviewer: ["hmm, maybe"] });
+    const result = await runPlanningLoop(input, model, settings(2));
+    expect(result.plan).toBeNull();
+    expect(result.rounds.map((round) => (round.review.status === "reject" ? round.review.reason : "pass"))).toEqual(["model_error", "review_unparseable"]);
+    expect(result.rounds[0]?.review).toMatchObject({ message: "model_unavailable: server down" });
+  });
+});
+
+describe("parsePlan", () => {
+  it("reads a bare JSON object and skips malformed steps", () => {
+    expect(parsePlan('{"summary": "s", "steps": [{"scenario": "a", "skill": "b"}, {"scenario": 3}, "x"]}')).toEqual({ summary: "s", steps: [{ scenario: "a", skill: "b" }] });
+  });
+  it("returns null without a summary or without usable steps", () => {
+    expect(parsePlan('{"steps": [{"scenario": "a", "skill": "b"}]}')).toBeNull();
+    expect(parsePlan('{"summary": "s", "steps": []}')).toBeNull();
+    expect(parsePlan("")).toBeNull();
+  });
+});

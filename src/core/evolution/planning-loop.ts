@@ -1,0 +1,162 @@
+import { z } from "zod";
+import {
+  EnvforgeError,
+  reject,
+  type ChatMessage,
+  type EditPlan,
+  type EnvPackage,
+  type EvolutionDirection,
+  type EvolutionEffort,
+  type LanguageModel,
+  type PlanningRound,
+  type ScenarioSkillStep,
+  type Verdict,
+} from "../../spec/index.js";
+import { findJson } from "./completion-json.js";
+import { directionInstruction, type EditSpan } from "./directions.js";
+import { normalizeLabel } from "./difficulty.js";
+import { review, type RoleSettings } from "./reviewer.js";
+import { stepsFrom } from "./sequence.js";
+
+/** What the planning loop plans for. */
+export interface PlanningInput {
+  readonly parent: EnvPackage;
+  readonly sequence: readonly ScenarioSkillStep[];
+  readonly direction: EvolutionDirection;
+  readonly effort: EvolutionEffort;
+  readonly span: EditSpan;
+  /** Plan rubrics (the `## Plan` section of the rubric file). */
+  readonly rubrics: readonly string[];
+}
+
+/** Settings of the planning loop. */
+export interface PlanningSettings {
+  /** Proposer/reviewer rounds at most (≥ 1). */
+  readonly maxRounds: number;
+  readonly proposer: RoleSettings;
+  readonly reviewer: RoleSettings;
+}
+
+/** Outcome of {@link runPlanningLoop}: the accepted plan (null when every round was rejected) and every round. */
+export interface PlanningResult {
+  readonly plan: EditPlan | null;
+  readonly rounds: readonly PlanningRound[];
+}
+
+const PlanSchema = z.object({ summary: z.string().trim().min(1).max(4000) }).passthrough();
+
+/** Formats a scenario–skill sequence as numbered lines. */
+export function formatSequence(steps: readonly ScenarioSkillStep[]): string {
+  return steps.map((step, index) => `${index + 1}. scenario: ${step.scenario} | skill: ${step.skill}`).join("\n");
+}
+
+/** The Proposer's prompt; `feedback` is the reviewer's last rejection, if any. */
+export function proposerPrompt(input: PlanningInput, feedback: string | null): ChatMessage[] {
+  return [
+    {
+      role: "system",
+      content:
+        "You are the Proposer. You plan how to evolve a text environment into a harder child environment by editing its sequence of (scenario, skill) steps. You write the plan only, no code.",
+    },
+    {
+      role: "user",
+      content: [
+        `Environment: ${input.parent.manifest.title}`,
+        input.parent.manifest.description,
+        "",
+        "Current sequence:",
+        formatSequence(input.sequence),
+        "",
+        directionInstruction(input.direction, input.effort, input.span),
+        ...(feedback === null ? [] : ["", `The reviewer rejected your previous plan: ${feedback}`]),
+        "",
+        'Reply with only a JSON object: {"summary": "what changes and why it is harder", "steps": [{"scenario": "...", "skill": "..."}, ...]} where steps is the complete new sequence.',
+      ].join("\n"),
+    },
+  ];
+}
+
+/**
+ * Parses a plan reply: a JSON object with a non-empty `summary` and a
+ * non-empty `steps` list of `{scenario, skill}`. Never throws.
+ */
+export function parsePlan(completion: string): EditPlan | null {
+  const object = findJson(completion, "object");
+  const parsed = PlanSchema.safeParse(object);
+  if (!parsed.success) return null;
+  const steps = stepsFrom((object as Record<string, unknown>).steps);
+  return steps === null ? null : { summary: parsed.data.summary, steps };
+}
+
+/**
+ * Mechanical checks of a plan before the reviewer sees it (gate `plan-check`):
+ * the sequence must change (`plan_unchanged`), and a LENGTH plan must have
+ * more steps than the parent (`plan_not_longer`). Null when both hold.
+ */
+export function checkPlan(plan: EditPlan, input: PlanningInput): Verdict | null {
+  const key = (steps: readonly ScenarioSkillStep[]) => steps.map((step) => `${normalizeLabel(step.scenario)}|${normalizeLabel(step.skill)}`).join("\n");
+  if (key(plan.steps) === key(input.sequence)) {
+    return reject("plan-check", "plan_unchanged", "the planned sequence equals the current one; change the steps the direction asks for");
+  }
+  if (input.direction === "length" && plan.steps.length <= input.sequence.length) {
+    return reject("plan-check", "plan_not_longer", `a LENGTH plan needs more than ${input.sequence.length} steps; it has ${plan.steps.length}`);
+  }
+  return null;
+}
+
+/**
+ * Loop 1 of environment evolution, planning: the Proposer turns (environment,
+ * sequence, direction, effort) into a sequence-level edit plan; the rubric
+ * reviewer accepts it or rejects it with feedback, which goes back to the
+ * Proposer, until a plan passes or `maxRounds` rounds are used. Unparseable
+ * plans and failed mechanical checks cost a round without a review. Never
+ * throws for untrusted output or model errors (they end up in the rounds).
+ */
+export async function runPlanningLoop(input: PlanningInput, model: LanguageModel, settings: PlanningSettings): Promise<PlanningResult> {
+  const rounds: PlanningRound[] = [];
+  let feedback: string | null = null;
+  for (let round = 0; round < settings.maxRounds; round += 1) {
+    let completion: string;
+    try {
+      completion = (await model.generate(proposerPrompt(input, feedback), withSeed(settings.proposer, round))).text;
+    } catch (error) {
+      const code = error instanceof EnvforgeError ? error.code : "model_error";
+      rounds.push({ completion: "", plan: null, review: reject("plan-review", "model_error", `${code}: ${(error as Error).message}`) });
+      feedback = null;
+      continue;
+    }
+    const plan = parsePlan(completion);
+    if (plan === null) {
+      const verdict = reject("plan-check", "plan_unparseable", 'the reply held no JSON object with "summary" and a non-empty "steps" list of {"scenario", "skill"}');
+      rounds.push({ completion, plan: null, review: verdict });
+      feedback = verdict.message;
+      continue;
+    }
+    const problem = checkPlan(plan, input);
+    if (problem !== null) {
+      rounds.push({ completion, plan, review: problem });
+      feedback = problem.status === "reject" ? problem.message : null;
+      continue;
+    }
+    const subject = [
+      `Parent environment: ${input.parent.manifest.title}`,
+      "Parent sequence:",
+      formatSequence(input.sequence),
+      "",
+      directionInstruction(input.direction, input.effort, input.span),
+      "",
+      `Plan: ${plan.summary}`,
+      "Planned sequence:",
+      formatSequence(plan.steps),
+    ].join("\n");
+    const verdict = await review(model, "plan", input.rubrics, subject, withSeed(settings.reviewer, round));
+    rounds.push({ completion, plan, review: verdict });
+    if (verdict.status === "pass") return { plan, rounds };
+    feedback = verdict.message;
+  }
+  return { plan: null, rounds };
+}
+
+function withSeed(settings: RoleSettings, round: number): RoleSettings {
+  return settings.seed === undefined ? settings : { ...settings, seed: settings.seed + round };
+}

@@ -1,0 +1,74 @@
+import { EnvforgeError, pass, reject, type ChatMessage, type LanguageModel, type Verdict } from "../../spec/index.js";
+import { findJson } from "./completion-json.js";
+import type { RubricStage } from "./rubrics.js";
+
+/** Sampling settings of one model role in evolution. */
+export interface RoleSettings {
+  readonly maxTokens: number;
+  readonly temperature: number;
+  readonly seed?: number;
+}
+
+/** Gate names of the reviewer's verdicts. */
+export const REVIEW_GATES: Record<RubricStage, string> = { plan: "plan-review", child: "rubric" };
+
+/** Longest feedback kept from a review, characters. */
+export const MAX_FEEDBACK_CHARS = 1500;
+
+/** The reviewer's prompt for one object (a plan or a child environment). */
+export function reviewPrompt(stage: RubricStage, rubrics: readonly string[], subject: string): ChatMessage[] {
+  const list = rubrics.length === 0 ? "(no rubrics)" : rubrics.map((rubric, index) => `${index + 1}. ${rubric}`).join("\n");
+  return [
+    {
+      role: "system",
+      content: `You are the Reviewer. You check an ${stage === "plan" ? "edit plan for an environment" : "evolved environment against its plan"} against numbered rubrics and reject it when any rubric is violated.`,
+    },
+    {
+      role: "user",
+      content: `Rubrics:\n${list}\n\n${subject}\n\nReply with only a JSON object: {"verdict": "pass"} or {"verdict": "reject", "feedback": "which rubric fails and what to change"}.`,
+    },
+  ];
+}
+
+/**
+ * Parses a review. Accepts a JSON object with `verdict` (`pass`/`accept` or
+ * `reject`/`fail`) and optional `feedback`, or a reply whose first word is
+ * PASS or REJECT (the rest is the feedback). Anything else is null.
+ */
+export function parseReview(completion: string): { readonly passed: boolean; readonly feedback: string } | null {
+  const object = findJson(completion, "object") as Record<string, unknown> | undefined;
+  const verdict = typeof object?.verdict === "string" ? object.verdict.trim().toLowerCase() : undefined;
+  const feedbackOf = (value: unknown) => (typeof value === "string" ? value : value === undefined ? "" : JSON.stringify(value)).slice(0, MAX_FEEDBACK_CHARS);
+  if (verdict === "pass" || verdict === "accept") return { passed: true, feedback: feedbackOf(object?.feedback) };
+  if (verdict === "reject" || verdict === "fail") return { passed: false, feedback: feedbackOf(object?.feedback) };
+  const word = /^\W*(pass|accept|reject|fail)\b[\s:.,-]*/i.exec(completion.trim());
+  if (word) {
+    const passed = /^(pass|accept)$/i.test(word[1] ?? "");
+    return { passed, feedback: completion.trim().slice(word[0].length).slice(0, MAX_FEEDBACK_CHARS) };
+  }
+  return null;
+}
+
+/**
+ * The rubric reviewer (environment evolution, planning and modification
+ * loops): asks the model to judge `subject` against `rubrics`. Returns a pass
+ * verdict, or a reject whose message is the feedback for the next round:
+ * reason `rubric_failed` (the reviewer rejected), `review_unparseable` (no
+ * verdict could be read: counts as a rejection) or `model_error`. Never throws.
+ */
+export async function review(model: LanguageModel, stage: RubricStage, rubrics: readonly string[], subject: string, settings: RoleSettings): Promise<Verdict> {
+  const gate = REVIEW_GATES[stage];
+  let text: string;
+  try {
+    text = (await model.generate(reviewPrompt(stage, rubrics, subject), settings)).text;
+  } catch (error) {
+    const code = error instanceof EnvforgeError ? error.code : "model_error";
+    return reject(gate, "model_error", `${code}: ${(error as Error).message}`);
+  }
+  const parsed = parseReview(text);
+  if (parsed === null) {
+    return reject(gate, "review_unparseable", "the reviewer's reply held no verdict; answer with the JSON object asked for", { reply: text.slice(0, 500) });
+  }
+  if (parsed.passed) return pass(gate, parsed.feedback.length > 0 ? { feedback: parsed.feedback } : undefined);
+  return reject(gate, "rubric_failed", parsed.feedback.length > 0 ? parsed.feedback : "the reviewer rejected without feedback");
+}
