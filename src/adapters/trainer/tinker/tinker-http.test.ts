@@ -4,17 +4,20 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TrainerRequestError, TrainerUnavailableError } from "../../../spec/index.js";
 import { TinkerHttp } from "./tinker-http.js";
 
-/** A scripted HTTP server: each request gets the next [status, body] of `replies`. */
-async function scriptedServer(replies: [number, unknown][]): Promise<{ url: string; requests: { path: string; headers: Record<string, unknown> }[]; server: Server }> {
+/** A scripted HTTP server: each request gets the next [status, body, delay ms] of `replies`. */
+async function scriptedServer(replies: [number, unknown, number?][]): Promise<{ url: string; requests: { path: string; headers: Record<string, unknown> }[]; server: Server }> {
   const requests: { path: string; headers: Record<string, unknown> }[] = [];
   const server = createServer((request, response) => {
     request.resume();
     request.on("end", () => {
       requests.push({ path: request.url ?? "", headers: request.headers });
-      const [status, body] = replies.shift() ?? [500, { error: "script exhausted" }];
-      response.statusCode = status;
-      response.setHeader("content-type", "application/json");
-      response.end(JSON.stringify(body));
+      const [status, body, delay] = replies.shift() ?? [500, { error: "script exhausted" }];
+      setTimeout(() => {
+        if (response.destroyed) return;
+        response.statusCode = status;
+        response.setHeader("content-type", "application/json");
+        response.end(JSON.stringify(body));
+      }, delay ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -79,5 +82,25 @@ describe("TinkerHttp", () => {
     servers.push(server);
     const http = new TinkerHttp({ baseUrl: url, sleep: noSleep });
     await expect(http.postFuture("/api/v1/optim_step", {})).rejects.toBeInstanceOf(TrainerRequestError);
+  });
+
+  it("keeps polling when a long poll outlasts the request timeout", async () => {
+    const { url, requests, server } = await scriptedServer([
+      [200, { request_id: "3" }],
+      [200, { type: "try_again" }, 1000],
+      [200, { done: true }],
+    ]);
+    servers.push(server);
+    const http = new TinkerHttp({ baseUrl: url, sleep: noSleep, requestTimeoutMs: 200, maxRetries: 0 });
+    await expect(http.postFuture("/api/v1/optim_step", {})).resolves.toEqual({ done: true });
+    expect(requests).toHaveLength(3);
+  });
+
+  it("does not resubmit an operation whose submission timed out (it may have been applied)", async () => {
+    const { url, requests, server } = await scriptedServer([[200, { request_id: "1" }, 1000]]);
+    servers.push(server);
+    const http = new TinkerHttp({ baseUrl: url, sleep: noSleep, requestTimeoutMs: 200, maxRetries: 3 });
+    await expect(http.postFuture("/api/v1/forward_backward", {})).rejects.toBeInstanceOf(TrainerUnavailableError);
+    expect(requests).toHaveLength(1);
   });
 });

@@ -63,7 +63,8 @@ export class TinkerHttp {
    * @throws TrainerRequestError when the operation failed, or with status 408 when `futureTimeoutMs` passed
    */
   async postFuture<T>(path: string, body: unknown): Promise<T> {
-    const submitted = await this.post<{ request_id?: unknown }>(path, body);
+    // a submission that timed out may have been accepted: resubmitting could apply it twice, so it is not retried
+    const submitted = await this.withRetries(() => this.once<{ request_id?: unknown }>("POST", path, body), { retryTimeouts: false });
     if (typeof submitted?.request_id !== "string" && typeof submitted?.request_id !== "number") {
       throw new TrainerRequestError(`${path} answered without a request_id`, { status: 200 });
     }
@@ -73,12 +74,24 @@ export class TinkerHttp {
   /** Polls `retrieve_future` for `requestId` until it has a result. */
   async retrieve<T>(requestId: string): Promise<T> {
     const deadline = this.now() + (this.options.futureTimeoutMs ?? 1_800_000);
+    const maxRetries = this.options.maxRetries ?? 3;
+    let failures = 0;
     for (;;) {
       let result: unknown;
       try {
-        result = await this.withRetries(() => this.once("POST", "/api/v1/retrieve_future", { request_id: requestId }), { keepPolling: true });
+        result = await this.once("POST", "/api/v1/retrieve_future", { request_id: requestId });
+        failures = 0;
       } catch (error) {
-        if (!(error instanceof TrainerRequestError && error.status === 408)) throw error;
+        // polling is idempotent: a long poll the server held past our request timeout, or a 408, just polls again;
+        // other retryable failures are retried up to maxRetries times in a row
+        const longPoll = error instanceof TrainerUnavailableError && (error.cause as Error | undefined)?.name === "TimeoutError";
+        const notYet = error instanceof TrainerRequestError && error.status === 408;
+        if (!longPoll && !notYet) {
+          const retryable = (error instanceof TrainerUnavailableError || error instanceof TrainerRequestError) && error.retryable;
+          failures += 1;
+          if (!retryable || failures > maxRetries) throw error;
+          await this.sleep((this.options.retryDelayMs ?? 500) * 2 ** (failures - 1));
+        }
         result = { type: "try_again" };
       }
       if (!isTryAgain(result)) return result as T;
@@ -92,15 +105,16 @@ export class TinkerHttp {
     }
   }
 
-  private async withRetries<T>(request: () => Promise<T>, mode: { keepPolling?: boolean } = {}): Promise<T> {
+  private async withRetries<T>(request: () => Promise<T>, mode: { retryTimeouts?: boolean } = {}): Promise<T> {
     const maxRetries = this.options.maxRetries ?? 3;
     let delay = this.options.retryDelayMs ?? 500;
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await request();
       } catch (error) {
-        const pollAgain = mode.keepPolling && error instanceof TrainerRequestError && error.status === 408;
-        if (pollAgain || !(error instanceof TrainerUnavailableError || error instanceof TrainerRequestError) || !error.retryable || attempt >= maxRetries) {
+        const timedOut = error instanceof TrainerUnavailableError && (error.cause as Error | undefined)?.name === "TimeoutError";
+        const retryable = (error instanceof TrainerUnavailableError || error instanceof TrainerRequestError) && error.retryable;
+        if (!retryable || (timedOut && mode.retryTimeouts === false) || attempt >= maxRetries) {
           throw error;
         }
         await this.sleep(delay);
