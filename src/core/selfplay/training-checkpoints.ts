@@ -1,5 +1,7 @@
 import { appendFileSync } from "node:fs";
+import { dirname } from "node:path";
 import type { AdamParams, Datum, ForwardBackwardResult, LossConfig, SamplingClient, Store, Trainer, TrainingClient } from "../../spec/index.js";
+import { makeDirectory } from "../../support/make-directory.js";
 
 /** Store metadata key of the last training checkpoint. */
 export const TRAINER_CHECKPOINT_META = "trainerCheckpoint";
@@ -93,6 +95,7 @@ export class CheckpointingTrainer implements Trainer {
       this.options.store.setMeta(TRAINER_CHECKPOINT_META, record);
     }
     const checkpointSeconds = (this.clock() - started) / 1000;
+    makeDirectory(dirname(this.options.metricsPath));
     appendFileSync(this.options.metricsPath, `${JSON.stringify(this.metricsLine(policyVersion, optimSeconds, publishSeconds, checkpointSeconds, checkpoint))}\n`);
     this.pending = [];
     return { policyVersion };
