@@ -7,6 +7,7 @@ import { referenceTrainerStatus, startReferenceTrainer, stopReferenceTrainer } f
 import { runConformance } from "./conformance.js";
 import { TinkerHttp } from "./tinker-http.js";
 import { TinkerTrainer } from "./tinker-trainer.js";
+import { trainerContract } from "../trainer.contract.js";
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -35,6 +36,8 @@ describe("reference trainer (tiny random model)", () => {
     await stopReferenceTrainer(runDir);
     rmSync(runDir, { recursive: true, force: true });
   });
+
+  trainerContract("TinkerTrainer (reference trainer)", async () => TinkerTrainer.create(http, { baseModel: "tiny-random", loraRank: 4 }), { changesPolicy: true });
 
   it("passes every conformance check", async () => {
     const report = await runConformance(http);
