@@ -7,6 +7,8 @@ import { referenceTrainerStatus, startReferenceTrainer, stopReferenceTrainer } f
 import { runConformance } from "./conformance.js";
 import { TinkerHttp } from "./tinker-http.js";
 import { TinkerTrainer } from "./tinker-trainer.js";
+import { TinkerLanguageModel, type ChatTokenizer } from "./tinker-language-model.js";
+import { ModelRequestError } from "../../../spec/index.js";
 import { trainerContract } from "../trainer.contract.js";
 
 async function freePort(): Promise<number> {
@@ -58,5 +60,21 @@ describe("reference trainer (tiny random model)", () => {
     expect(restored.logprobs?.[0]).toEqual(trained.logprobs?.[0]);
     expect(readFileSync(join(runDir, "trainer.log"), "utf8")).toContain("serving tiny-random");
     expect((await referenceTrainerStatus(runDir)).healthy).toBe(true);
+  });
+
+  it("serves the current policy as a LanguageModel with the sampler's tokens and logprobs", async () => {
+    // control-flow: a scripted tokenizer (the tiny model has none); sampling is the real trainer's
+    const tokenizer: ChatTokenizer = {
+      encodeChat: async (messages) => [2, ...messages.map((message) => message.content.length % 60)],
+      decode: async (tokens) => tokens.map((token) => `<${token}>`).join(""),
+    };
+    const trainer = await TinkerTrainer.create(http, { baseModel: "tiny-random", loraRank: 4, seed: 5 });
+    const model = new TinkerLanguageModel(await trainer.saveWeightsForSampler("lm-test"), tokenizer, "tiny-random@reference");
+    const generation = await model.generate([{ role: "user", content: "hello" }], { maxTokens: 4, temperature: 1, seed: 1 });
+    expect(generation.tokens?.length).toBeGreaterThan(0);
+    expect(generation.logprobs).toHaveLength(generation.tokens?.length ?? -1);
+    expect(generation.text).toBe(generation.tokens?.map((token) => `<${token}>`).join(""));
+    const broken = new TinkerLanguageModel(trainer.baseSampler(), { ...tokenizer, encodeChat: async () => [1_000_000] }, "broken");
+    await expect(broken.generate([{ role: "user", content: "x" }], { maxTokens: 2, temperature: 0 })).rejects.toBeInstanceOf(ModelRequestError);
   });
 });
