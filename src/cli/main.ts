@@ -6,6 +6,7 @@ import { evolveCommand } from "./evolve-command.js";
 import { lineageShowCommand, rubricLearnCommand } from "./lineage-command.js";
 import { runCommand } from "./run-command.js";
 import { benchSandboxCommand, sandboxDoctorCommand } from "./sandbox-commands.js";
+import { trainerConformance, trainerDown, trainerStatus, trainerUp } from "./trainer-command.js";
 
 function integer(name: string, min: number) {
   return (value: string): number => {
@@ -95,6 +96,8 @@ bench
   .option("--benchmarks <path>", "benchmark texts for the decontamination gate (.jsonl or folder)")
   .action(async (flags) => {
     process.exitCode = await benchAdmissionCommand(flags);
+  });
+
 function choice(name: string, allowed: readonly string[]) {
   return (value: string): string => {
     if (!allowed.includes(value)) throw new InvalidArgumentError(`${name} must be one of ${allowed.join(", ")}`);
@@ -145,6 +148,43 @@ program
   .option("--rubrics <file>", "rubric file (default: rubrics/evolution.md)")
   .action((flags) => {
     process.exitCode = rubricLearnCommand(flags);
+  });
+
+const trainer = program.command("trainer").description("the reference trainer (Tinker API on the CPU) and the conformance suite for any Tinker backend");
+trainer
+  .command("up")
+  .description("start the reference trainer and wait for its health check; log in <out>/trainer.log")
+  .option("--out <dir>", "run directory for the trainer's log, state and checkpoints", "runs/trainer")
+  .option("--model <spec>", "embedded | path.gguf | Hugging Face folder | tiny-random", "embedded")
+  .option("--port <n>", "port on 127.0.0.1", integer("--port", 1), 8765)
+  .option("--threads <n>", "torch threads; 0 = one per core", integer("--threads", 0), 0)
+  .action(async (flags) => {
+    process.exitCode = await trainerUp(flags);
+  });
+trainer
+  .command("down")
+  .description("stop the reference trainer recorded in <out>")
+  .option("--out <dir>", "run directory", "runs/trainer")
+  .action(async (flags) => {
+    process.exitCode = await trainerDown(flags);
+  });
+trainer
+  .command("status")
+  .description("health of the reference trainer recorded in <out> (exit 0 healthy, 1 not)")
+  .option("--out <dir>", "run directory", "runs/trainer")
+  .action(async (flags) => {
+    process.exitCode = await trainerStatus(flags);
+  });
+trainer
+  .command("conformance")
+  .description("check a Tinker-compatible backend: PPO loss and clipping, loss reduction, gradient direction, weight sync, typed errors")
+  .requiredOption("--url <url>", "server root, e.g. http://127.0.0.1:8765")
+  .option("--json", "print { passed, failed, checks } as JSON")
+  .option("--base-model <name>", "base model to train (default: the first the server lists)")
+  .option("--api-key-env <name>", "environment variable holding the API key", "TINKER_API_KEY")
+  .addHelpText("after", "\nExit codes: 0 every check passed; 1 a check failed; 2 bad flags or unreachable server.")
+  .action(async (flags) => {
+    process.exitCode = await trainerConformance(flags);
   });
 
 try {

@@ -14,6 +14,7 @@ import { SqliteStore } from "../adapters/store/index.js";
 import { NoopTrainer } from "../adapters/trainer/index.js";
 import { admissionResources } from "./admission-resources.js";
 import { createProgressDisplay } from "./progress-display.js";
+import { openTrainer, type OpenedTrainer } from "./open-trainer.js";
 import { formatSummary } from "./summary.js";
 
 /** Flags of `envforge run`; each maps to one config key. */
@@ -96,7 +97,15 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const model = new LazyModel(config.model.spec, () =>
     openModel(config.model.spec, { contextSize: config.model.contextSize, threads: config.model.threads, timeoutMs: config.model.timeoutMs }),
   );
-  const trainer = new NoopTrainer();
+  let opened: OpenedTrainer;
+  try {
+    opened = await openTrainer(config, outDir, store, resume);
+  } catch (error) {
+    store.close();
+    await model.close();
+    throw error;
+  }
+  const trainer = opened.trainer;
   const progress = createProgressDisplay();
   const onInterrupt = () => {
     progress.stop();
@@ -112,7 +121,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     progress.stop();
     await sandbox.close();
     await model.close();
-    await trainer.close();
+    await opened.close();
     store.close();
   }
   process.stdout.write(`${formatSummary(result.reports, { model: config.model.spec, out: outDir, reportPath: result.reportPath, environments: result.environments })}\n`);

@@ -26,7 +26,14 @@ export function formatSummary(reports: readonly RoundReport[], details: { model:
   } else if (proposed > 0 && admitted === 0) {
     lines.push("No design was admitted: small models rarely write a working environment and oracle; try a larger --model.");
   }
-  lines.push(`trainer: ${reports.at(-1)?.trainer.name ?? "n/a"} (no policy update is made by the noop trainer)`);
+  const trainer = reports.at(-1)?.trainer;
+  lines.push(
+    trainer === undefined
+      ? "trainer: n/a"
+      : trainer.name === "noop"
+        ? "trainer: noop (no policy update is made by the noop trainer)"
+        : `trainer: ${trainer.name}, policy version ${trainer.policyVersion}, ${plural(trainer.datums, "datum")} in the last step`,
+  );
   lines.push(`store: ${details.out}/envforge.db  report: ${details.reportPath}`);
   return lines.join("\n");
 }

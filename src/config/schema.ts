@@ -293,8 +293,44 @@ export const ConfigSchema = z
       .prefault({}),
     trainer: z
       .object({
-        /** Training backend; `noop` computes nothing (no policy update yet). @default "noop" */
-        backend: z.enum(["noop"]).default("noop"),
+        /**
+         * Training backend: `noop` computes nothing; `reference` starts the CPU reference trainer
+         * (`trainer/`, Tinker API) on the embedded model; `tinker` speaks the Tinker API at `trainer.url`
+         * (hosted Tinker, SkyRL's Tinker server, or a reference trainer started with `envforge trainer up`).
+         * @default "noop"
+         */
+        backend: z.enum(["noop", "reference", "tinker"]).default("noop"),
+        /** Server root of the `tinker` backend, e.g. `http://127.0.0.1:8765`. @default null */
+        url: z.string().url().nullable().default(null),
+        /** Environment variable that holds the Tinker API key (none sent when unset). @default "TINKER_API_KEY" */
+        apiKeyEnv: z.string().min(1).default("TINKER_API_KEY"),
+        /** Base model name on the backend; null = the first model the backend lists. @default null */
+        baseModel: z.string().min(1).nullable().default(null),
+        /** LoRA rank of the trained adapter. @default 8 */
+        loraRank: z.number().int().min(1).max(256).default(8),
+        /** Port of the `reference` trainer on 127.0.0.1. @default 8765 */
+        port: z.number().int().min(1).max(65_535).default(8765),
+        /** Adam learning rate. @default 0.00001 */
+        learningRate: z.number().positive().default(1e-5),
+        /** Adam β1. @default 0.9 */
+        beta1: z.number().min(0).lt(1).default(0.9),
+        /** Adam β2. @default 0.95 */
+        beta2: z.number().min(0).lt(1).default(0.95),
+        /** Adam ε. @default 1e-8 */
+        epsilon: z.number().positive().default(1e-8),
+        /** Save adapter and optimiser state every N training steps (and after the last). @default 1 */
+        checkpointEvery: z.number().int().min(1).default(1),
+        /** Timeout of one HTTP request to the trainer, milliseconds. @default 60000 */
+        requestTimeoutMs: z.number().int().min(1000).default(60_000),
+      })
+      .strict()
+      .prefault({}),
+    schedule: z
+      .object({
+        /** The Designer generates (and its delayed update is scheduled) every k steps; the Solver updates every step (co-evolution). @default 4 */
+        designerEvery: z.number().int().min(1).default(4),
+        /** Steps between a Designer generation and the update on its trajectories, corrected by truncated importance sampling (SPADE). @default 1 */
+        designerDelay: z.number().int().min(0).default(1),
       })
       .strict()
       .prefault({}),

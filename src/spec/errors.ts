@@ -73,3 +73,26 @@ export class CorpusError extends EnvforgeError {
     super("corpus_invalid", message, options);
   }
 }
+
+/** A trainer backend could not be reached or started (connection refused, timeout, process exited). */
+export class TrainerUnavailableError extends EnvforgeError {
+  constructor(message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super("trainer_unavailable", message, options);
+  }
+}
+
+/**
+ * A trainer backend answered a request with an error. `status` is the HTTP status
+ * (0 when none); `category` is the backend's own classification (`user` for a bad
+ * request, `server` for a fault of the backend) when it gives one.
+ */
+export class TrainerRequestError extends EnvforgeError {
+  readonly status: number;
+  readonly category: string | null;
+
+  constructor(message: string, options: { status: number; category?: string | null; retryable?: boolean; cause?: unknown }) {
+    super("trainer_request_failed", message, options);
+    this.status = options.status;
+    this.category = options.category ?? null;
+  }
+}

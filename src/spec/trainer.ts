@@ -34,10 +34,17 @@ export interface AdamParams {
   readonly epsilon: number;
 }
 
-/** What a forward-backward pass reports. `loss` is null when the trainer computed none. */
+/**
+ * What a forward-backward (or forward) pass reports. `loss` is null when the
+ * trainer computed none. `metrics` are the backend's figures (Tinker names, e.g.
+ * `loss:sum`, `clip_fraction:mean`); `logprobs` are the learner's logprobs of each
+ * datum's target tokens, when the backend returns them.
+ */
 export interface ForwardBackwardResult {
   readonly datums: number;
   readonly loss: number | null;
+  readonly metrics?: Readonly<Record<string, number>>;
+  readonly logprobs?: readonly (readonly number[])[];
 }
 
 /**
@@ -55,4 +62,58 @@ export interface Trainer {
   optimStep(adam: AdamParams): Promise<{ readonly policyVersion: number }>;
   /** Releases the backend. */
   close(): Promise<void>;
+}
+
+/** One sampling request on token ids (Tinker `asample`). */
+export interface SampleRequest {
+  /** Prompt token ids. */
+  readonly promptTokens: readonly number[];
+  /** Maximum new tokens. */
+  readonly maxTokens: number;
+  /** Sampling temperature (0 = greedy). */
+  readonly temperature: number;
+  readonly seed?: number;
+  /** Stop token ids or stop strings. */
+  readonly stop?: readonly number[] | readonly string[];
+  /** Completions to draw. @default 1 */
+  readonly numSamples?: number;
+  /** Also return the logprob of every prompt token (the first is null). @default false */
+  readonly promptLogprobs?: boolean;
+}
+
+/** One sampled completion: token ids and their sampling logprobs (natural log). */
+export interface SampledSequence {
+  readonly tokens: readonly number[];
+  readonly logprobs: readonly number[];
+  readonly stopReason: "stop" | "length";
+}
+
+/** What a sampling request returns. */
+export interface SampleResult {
+  readonly sequences: readonly SampledSequence[];
+  /** Prompt-token logprobs when requested (index 0 is null), else null. */
+  readonly promptLogprobs: readonly (number | null)[] | null;
+}
+
+/** Samples from one published set of policy weights (or the base model when `modelPath` is null). */
+export interface SamplingClient {
+  /** The weights sampled from, e.g. `tinker://model_1/sampler_weights/step-3`; null = base model. */
+  readonly modelPath: string | null;
+  sample(request: SampleRequest): Promise<SampleResult>;
+}
+
+/**
+ * A full training client in the shape of the Tinker API: the {@link Trainer} steps
+ * plus a gradient-free forward pass, weight publishing to a sampler, and training
+ * state (adapter + optimiser) save and load for checkpoints and resume.
+ */
+export interface TrainingClient extends Trainer {
+  /** Learner logprobs (and loss) of `datums` without accumulating gradients. */
+  forward(datums: readonly Datum[], loss: LossConfig): Promise<ForwardBackwardResult>;
+  /** Publishes the current weights under `name` and returns a client that samples from them. */
+  saveWeightsForSampler(name: string): Promise<SamplingClient>;
+  /** Saves adapter and optimiser state under `name`; returns the backend path to load it from. */
+  saveState(name: string): Promise<string>;
+  /** Loads adapter and optimiser state saved by {@link saveState} (possibly by an earlier process). */
+  loadState(path: string): Promise<void>;
 }

@@ -13,3 +13,5 @@ export * from "./design-step.js";
 export * from "./round-report.js";
 export * from "./round.js";
 export * from "./run-selfplay.js";
+export * from "./coevolution.js";
+export * from "./training-checkpoints.js";

@@ -6,6 +6,7 @@ import { frontierPool } from "../evolution/frontier-scheduler.js";
 import { EMPTY_LEARNING_POTENTIAL, type LearningPotentialState } from "../rewards/index.js";
 import { seededRandom } from "../rollout/index.js";
 import { playWithAndWithoutHint } from "./calibrate.js";
+import { planStep } from "./coevolution.js";
 import { runDesignStep } from "./design-step.js";
 import type { ProgressListener } from "./progress.js";
 import { buildRoundReport } from "./round-report.js";
@@ -79,8 +80,10 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
 
   const done = new Set(store.listDesigns(round).map((design) => design.index));
   let learningPotential = (store.getMeta(LEARNING_POTENTIAL_META) as LearningPotentialState | undefined) ?? EMPTY_LEARNING_POTENTIAL;
-  progress.phaseStarted?.(round, "designer", config.designer.designs);
-  for (let index = 0; index < config.designer.designs; index += 1) {
+  // co-evolution: the Designer generates on steps 1, 1 + k, 1 + 2k, … (config.schedule.designerEvery)
+  const designsThisStep = planStep(round, config.schedule).designerGenerates ? config.designer.designs : 0;
+  progress.phaseStarted?.(round, "designer", designsThisStep);
+  for (let index = 0; index < designsThisStep; index += 1) {
     if (done.has(index)) {
       progress.unitDone?.(round, "designer", `design ${index}: already stored`);
       continue;

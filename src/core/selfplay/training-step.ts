@@ -79,7 +79,8 @@ export async function runTrainingStep(
     datums.map((entry) => entry.datum),
     lossConfig(config.advantages),
   );
-  const step = await trainer.optimStep({ learningRate: 1e-5, beta1: 0.9, beta2: 0.95, epsilon: 1e-8 });
+  const { learningRate, beta1, beta2, epsilon } = config.trainer;
+  const step = await trainer.optimStep({ learningRate, beta1, beta2, epsilon });
   return {
     policyVersion: step.policyVersion,
     datums: datums.length,

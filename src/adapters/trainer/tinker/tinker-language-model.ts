@@ -1,0 +1,94 @@
+import {
+  ModelRequestError,
+  TrainerRequestError,
+  TrainerUnavailableError,
+  type ChatMessage,
+  type GenerateOptions,
+  type Generation,
+  type LanguageModel,
+  type SamplingClient,
+} from "../../../spec/index.js";
+import type { TinkerHttp } from "./tinker-http.js";
+
+/** Turns chat messages into prompt token ids and completion tokens back into text, for one base model. */
+export interface ChatTokenizer {
+  /** Prompt tokens of `messages`, ending with an open assistant turn. */
+  encodeChat(messages: readonly ChatMessage[]): Promise<readonly number[]>;
+  /** Text of completion tokens (special tokens dropped). */
+  decode(tokens: readonly number[]): Promise<string>;
+}
+
+/**
+ * The reference trainer's tokenizer, through its two routes outside the Tinker API
+ * (`/envforge/v1/tokenize`, `/envforge/v1/detokenize`). Hosted Tinker services do not
+ * have them; there, give {@link TinkerLanguageModel} a local tokenizer of the base model.
+ */
+export class ReferenceTrainerTokenizer implements ChatTokenizer {
+  constructor(private readonly http: TinkerHttp) {}
+
+  async encodeChat(messages: readonly ChatMessage[]): Promise<readonly number[]> {
+    const result = await this.http.post<{ tokens?: number[] }>("/envforge/v1/tokenize", { messages });
+    if (!Array.isArray(result.tokens)) throw new TrainerRequestError("tokenize answered without tokens", { status: 200 });
+    return result.tokens;
+  }
+
+  async decode(tokens: readonly number[]): Promise<string> {
+    const result = await this.http.post<{ text?: string }>("/envforge/v1/detokenize", { tokens });
+    if (typeof result.text !== "string") throw new TrainerRequestError("detokenize answered without text", { status: 200 });
+    return result.text;
+  }
+}
+
+/**
+ * The current policy as a {@link LanguageModel}: chat messages are tokenised, sampled
+ * through a {@link SamplingClient} (so the Designer and the Solver act with the latest
+ * published weights) and decoded. `tokens` and `logprobs` of every generation are the
+ * sampler's, ready for training datums.
+ *
+ * @throws ModelUnavailableError never; trainer faults surface as {@link ModelRequestError}
+ *   (retryable when the trainer error was)
+ */
+export class TinkerLanguageModel implements LanguageModel {
+  constructor(
+    private sampler: SamplingClient,
+    private readonly tokenizer: ChatTokenizer,
+    readonly id: string,
+  ) {}
+
+  /** Switches to newly published weights; later generations sample from them. */
+  useSampler(sampler: SamplingClient): void {
+    this.sampler = sampler;
+  }
+
+  /** The sampling client generations currently come from. */
+  get currentSampler(): SamplingClient {
+    return this.sampler;
+  }
+
+  async generate(messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> {
+    try {
+      const promptTokens = await this.tokenizer.encodeChat(messages);
+      const result = await this.sampler.sample({
+        promptTokens,
+        maxTokens: options.maxTokens,
+        temperature: options.temperature,
+        ...(options.seed === undefined ? {} : { seed: options.seed }),
+      });
+      const sequence = result.sequences[0];
+      if (sequence === undefined) throw new ModelRequestError("the trainer's sampler returned no sequence");
+      return {
+        text: await this.tokenizer.decode(sequence.tokens),
+        tokens: sequence.tokens,
+        logprobs: sequence.logprobs,
+        finishReason: sequence.stopReason,
+      };
+    } catch (error) {
+      if (error instanceof TrainerRequestError || error instanceof TrainerUnavailableError) {
+        throw new ModelRequestError(`sampling from ${this.id} failed: ${error.message}`, { retryable: error.retryable, cause: error });
+      }
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {}
+}

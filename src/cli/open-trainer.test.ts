@@ -1,0 +1,60 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startReferenceTrainer, stopReferenceTrainer } from "../adapters/trainer/index.js";
+import { SqliteStore } from "../adapters/store/index.js";
+import { parseConfig } from "../config/index.js";
+import { TRAINER_CHECKPOINT_META } from "../core/selfplay/index.js";
+import { ConfigError } from "../spec/index.js";
+import { openTrainer } from "./open-trainer.js";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** `trainer.backend: "tinker"` against a running reference trainer (tiny random model). */
+describe("openTrainer", () => {
+  const trainerDir = mkdtempSync(join(tmpdir(), "envforge-open-trainer-"));
+  let url = "";
+  beforeAll(async () => {
+    url = (await startReferenceTrainer({ runDir: trainerDir, model: "tiny-random", port: await freePort(), threads: 1, startTimeoutMs: 110_000 })).url;
+  });
+  afterAll(async () => {
+    await stopReferenceTrainer(trainerDir);
+    rmSync(trainerDir, { recursive: true, force: true });
+  });
+
+  it("steps, checkpoints and writes metrics lines; a resumed run continues the policy version", async () => {
+    const outDir = join(trainerDir, "run");
+    const store = new SqliteStore(join(trainerDir, "envforge.db"));
+    const config = parseConfig({ trainer: { backend: "tinker", url, loraRank: 4, checkpointEvery: 1 } }, "test");
+    const opened = await openTrainer(config, outDir, store, false);
+    const datum = { modelInput: [2, 5, 6], targetTokens: [5, 6, 7], logprobs: [0, -4, -4], advantages: [0, 1, 1], mask: [0, 1, 1] };
+    await opened.trainer.forwardBackward([datum], { kind: "ppo", clipLow: 0.2, clipHigh: 0.28 });
+    expect(await opened.trainer.optimStep({ learningRate: 0.01, beta1: 0.9, beta2: 0.95, epsilon: 1e-8 })).toEqual({ policyVersion: 1 });
+    await opened.close();
+    expect(store.getMeta(TRAINER_CHECKPOINT_META)).toMatchObject({ policyVersion: 1 });
+    const line = JSON.parse(readFileSync(join(outDir, "metrics.jsonl"), "utf8").trim());
+    expect(line).toMatchObject({ kind: "trainer_step", policyVersion: 1, datums: 1, tokens: 3 });
+
+    const resumed = await openTrainer(config, outDir, store, true);
+    expect(await resumed.trainer.optimStep({ learningRate: 0.01, beta1: 0.9, beta2: 0.95, epsilon: 1e-8 })).toEqual({ policyVersion: 2 });
+    await resumed.close();
+    store.close();
+  });
+
+  it("refuses configurations it cannot serve", async () => {
+    const store = new SqliteStore(join(trainerDir, "other.db"));
+    await expect(openTrainer(parseConfig({ trainer: { backend: "tinker" } }, "test"), trainerDir, store, false)).rejects.toBeInstanceOf(ConfigError);
+    const remote = parseConfig({ model: { spec: "http://127.0.0.1:9/v1#m" }, trainer: { backend: "reference" } }, "test");
+    await expect(openTrainer(remote, trainerDir, store, false)).rejects.toThrow(/not one/);
+    store.close();
+  });
+});
