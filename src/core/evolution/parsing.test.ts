@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PARENT } from "../../testing/evolution-fixtures.js";
 import { chooseDirection, editSpan } from "./directions.js";
-import { parseReview } from "./reviewer.js";
+import { parseRubricReview } from "./reviewer.js";
 import { addRubric, parseRubrics } from "./rubrics.js";
 import { manifestSequence, MAX_SEQUENCE_STEPS, parseScenarioSkillSteps } from "./sequence.js";
 import { seededRandom } from "../rollout/index.js";
@@ -26,13 +26,13 @@ describe("parseScenarioSkillSteps", () => {
   });
 });
 
-describe("parseReview", () => {
+describe("parseRubricReview", () => {
   it("reads JSON verdicts and leading PASS/REJECT words", () => {
-    expect(parseReview('{"verdict": "pass"}')).toEqual({ passed: true, feedback: "" });
-    expect(parseReview('```json\n{"verdict": "REJECT", "feedback": "too easy"}\n```')).toEqual({ passed: false, feedback: "too easy" });
-    expect(parseReview("REJECT: the oracle reads nothing")).toEqual({ passed: false, feedback: "the oracle reads nothing" });
-    expect(parseReview("Pass.")).toEqual({ passed: true, feedback: "" });
-    expect(parseReview("It looks fine to me")).toBeNull();
+    expect(parseRubricReview('{"verdict": "pass"}')).toEqual({ passed: true, feedback: "" });
+    expect(parseRubricReview('```json\n{"verdict": "REJECT", "feedback": "too easy"}\n```')).toEqual({ passed: false, feedback: "too easy" });
+    expect(parseRubricReview("REJECT: the oracle reads nothing")).toEqual({ passed: false, feedback: "the oracle reads nothing" });
+    expect(parseRubricReview("Pass.")).toEqual({ passed: true, feedback: "" });
+    expect(parseRubricReview("It looks fine to me")).toBeNull();
   });
 });
 

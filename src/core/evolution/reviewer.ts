@@ -35,7 +35,7 @@ export function reviewPrompt(stage: RubricStage, rubrics: readonly string[], sub
  * `reject`/`fail`) and optional `feedback`, or a reply whose first word is
  * PASS or REJECT (the rest is the feedback). Anything else is null.
  */
-export function parseReview(completion: string): { readonly passed: boolean; readonly feedback: string } | null {
+export function parseRubricReview(completion: string): { readonly passed: boolean; readonly feedback: string } | null {
   const object = findJson(completion, "object") as Record<string, unknown> | undefined;
   const verdict = typeof object?.verdict === "string" ? object.verdict.trim().toLowerCase() : undefined;
   const feedbackOf = (value: unknown) => (typeof value === "string" ? value : value === undefined ? "" : JSON.stringify(value)).slice(0, MAX_FEEDBACK_CHARS);
@@ -65,7 +65,7 @@ export async function review(model: LanguageModel, stage: RubricStage, rubrics: 
     const code = error instanceof EnvforgeError ? error.code : "model_error";
     return reject(gate, "model_error", `${code}: ${(error as Error).message}`);
   }
-  const parsed = parseReview(text);
+  const parsed = parseRubricReview(text);
   if (parsed === null) {
     return reject(gate, "review_unparseable", "the reviewer's reply held no verdict; answer with the JSON object asked for", { reply: text.slice(0, 500) });
   }

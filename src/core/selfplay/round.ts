@@ -1,7 +1,6 @@
 import type { Config } from "../../config/index.js";
 import type { CorpusDocument, EpisodeRecord, LanguageModel, RoundReport, Sandbox, Store, Trainer } from "../../spec/index.js";
 import type { AdmissionGate, AdmissionResources } from "../admission/index.js";
-import type { AdmissionGate } from "../admission/index.js";
 import { frontierPool } from "../evolution/frontier-scheduler.js";
 import { EMPTY_LEARNING_POTENTIAL, type LearningPotentialState } from "../rewards/index.js";
 import { seededRandom } from "../rollout/index.js";
