@@ -45,8 +45,8 @@ export class ReferenceTrainerTokenizer implements ChatTokenizer {
  * published weights) and decoded. `tokens` and `logprobs` of every generation are the
  * sampler's, ready for training datums.
  *
- * @throws ModelUnavailableError never; trainer faults surface as {@link ModelRequestError}
- *   (retryable when the trainer error was)
+ * @throws ModelRequestError when tokenising, sampling or decoding fails at the trainer
+ *   (retryable exactly when the trainer's error was)
  */
 export class TinkerLanguageModel implements LanguageModel {
   constructor(
