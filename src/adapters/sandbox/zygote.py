@@ -40,6 +40,7 @@ for crash reports; stdin is /dev/null.
 
 import errno
 import fcntl
+import gc
 import json
 import os
 import select
@@ -200,6 +201,15 @@ def apply_limits(limits):
 
 def load_seccomp():
     """Loads a deny-list seccomp filter (default allow). Returns None or why it is missing."""
+    rules = build_seccomp()
+    if type(rules) is str:
+        return rules
+    rules.load()
+    return None
+
+
+def build_seccomp():
+    """Builds (without loading) the deny-list filter for this process, or says why it is missing."""
     if SECCOMP is None:
         return SECCOMP_ERROR
     deny = SECCOMP.ERRNO(errno.EPERM)
@@ -224,8 +234,7 @@ def load_seccomp():
         rules.add_rule(deny, name, SECCOMP.Arg(0, SECCOMP.NE, me))
     rules.add_rule(deny, "prlimit64", SECCOMP.Arg(2, SECCOMP.NE, 0))
     rules.add_rule(deny, "ioctl", SECCOMP.Arg(1, SECCOMP.EQ, 0x5412))  # TIOCSTI
-    rules.load()
-    return None
+    return rules
 
 
 def install_audit_hook(workdir, reply_fd, max_files, _thread_module=_thread, _threading=threading):
@@ -423,17 +432,19 @@ def run_child(kind, child_id, fds, limits, tmp_root, payload, program):
         if kind == "selftest":
             send_reply(self_test(limits), limits)
             os._exit(0)
+        rules = build_seccomp()
+        if type(rules) is str and limits.get("requireSeccomp"):
+            send_reply(failure("forbidden", f"seccomp is required but unavailable: {rules}"), limits)
+            os._exit(REPORTED_EXIT)
+        install_audit_hook(workdir, 4, int(limits["maxFiles"]))
         if kind == "spare":
-            # forked ahead of time: wait for the episode's start message (before any environment code)
+            # forked ahead of time, confined but for seccomp: wait for the episode's start message
             payload = read_request()
             if payload is None:
                 os._exit(0)
         os.setpgid(0, 0)  # an active child leads its own process group; idle spares stay in the zygote's
-        seccomp_problem = load_seccomp()
-        if seccomp_problem is not None and limits.get("requireSeccomp"):
-            send_reply(failure("forbidden", f"seccomp is required but unavailable: {seccomp_problem}"), limits)
-            os._exit(REPORTED_EXIT)
-        install_audit_hook(workdir, 4, int(limits["maxFiles"]))
+        if type(rules) is not str:
+            rules.load()  # from here on setpgid, fork, exec, sockets, ... are refused by the kernel
         seed = int(payload.get("seed", 0))
         random.seed(seed)
         if kind == "probe":
@@ -588,6 +599,7 @@ class Child:
         self.awaiting = True
         self.verdict = None  # (kind, message) decided by the zygote
         self.ending = False  # the supervisor asked for the end
+        self.ended_quietly = False  # ...and wants no "ended" event (spares)
         self.reaped = False
         self.workdir = None
         self.nonce = 0  # the number the next reply must repeat (0 for a child's first, unrequested reply)
@@ -726,6 +738,7 @@ class Zygote:
                 fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
             except OSError:
                 pass
+        gc.freeze()  # the child's collector then leaves the zygote's objects alone: fewer copy-on-write faults
         pid = os.fork()
         if pid == 0:
             run_child(kind, child_id, (request_read, reply_write, output_write), limits, self.tmp_root, payload, program)
@@ -876,6 +889,10 @@ class Zygote:
         """The reply pipe closed: the child exited (or closed it, and is killed)."""
         report = self.finish(child, patient=True)
         self.children.pop(child.id, None)
+        if child.ending:
+            if not child.ended_quietly:
+                self.event(child.id, {"event": "ended"})
+            return
         if child.kind == "spare":
             for program_id, spare_id in list(self.spares.items()):
                 if spare_id == child.id:
@@ -886,17 +903,21 @@ class Zygote:
             self.event(child.id, report)
 
     def end(self, child_id, quiet=False):
+        """Kills a child; it is reaped (and "ended" sent) when its reply pipe closes, so the
+        zygote never blocks on a dying process."""
         self.finished.pop(child_id, None)
-        child = self.children.pop(child_id, None)
-        if child is not None and not child.reaped:
-            child.ending = True
-            try:
-                os.kill(child.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.finish(child, patient=False)
-        if not quiet:
-            self.event(child_id, {"event": "ended"})
+        child = self.children.get(child_id)
+        if child is None or child.reaped:
+            self.children.pop(child_id, None)
+            if not quiet:
+                self.event(child_id, {"event": "ended"})
+            return
+        child.ending = True
+        child.ended_quietly = quiet
+        try:
+            os.kill(child.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
     def shutdown(self):
         for child in list(self.children.values()):
