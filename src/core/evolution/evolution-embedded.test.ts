@@ -20,7 +20,8 @@ afterAll(() => sandbox.close());
 
 describe("environment evolution with the embedded model", () => {
   it("evolves one seed for one generation and reports how many generations the tiny model manages", async () => {
-    const embedded = await openModel("embedded");
+    // one llama.cpp thread: on a shared 2-core machine two spinning threads made each call about 3x slower
+    const embedded = await openModel("embedded", { threads: 1 });
     let calls = 0;
     const model: LanguageModel = {
       id: embedded.id,

@@ -13,6 +13,13 @@ describe("parseScenarioSkillSteps", () => {
     expect(parseScenarioSkillSteps(`The steps are ${JSON.stringify(steps)} as asked.`)).toEqual(steps);
     expect(parseScenarioSkillSteps(JSON.stringify({ steps }))).toEqual(steps);
   });
+  it("keeps the finished steps of a list cut off by the token limit", () => {
+    expect(parseScenarioSkillSteps('```json\n[{"scenario": "maze", "skill": "search"}, {"scenario": "door", "skill": "unlock"}, {"scenario": "ha')).toEqual([
+      { scenario: "maze", skill: "search" },
+      { scenario: "door", skill: "unlock" },
+    ]);
+  });
+
   it("returns null for text without usable steps and caps length and labels", () => {
     expect(parseScenarioSkillSteps("no idea")).toBeNull();
     expect(parseScenarioSkillSteps('[{"scenario": ""}, 4]')).toBeNull();

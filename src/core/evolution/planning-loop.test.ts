@@ -79,6 +79,13 @@ describe("parsePlan", () => {
   it("reads a bare JSON object and skips malformed steps", () => {
     expect(parsePlan('{"summary": "s", "steps": [{"scenario": "a", "skill": "b"}, {"scenario": 3}, "x"]}')).toEqual({ summary: "s", steps: [{ scenario: "a", skill: "b" }] });
   });
+  it("keeps the summary and finished steps of a reply cut off by the token limit", () => {
+    expect(parsePlan('```json\n{"summary": "add a \\"lock\\" step", "steps": [{"scenario": "a", "skill": "b"}, {"scenario": "c", "sk')).toEqual({
+      summary: 'add a "lock" step',
+      steps: [{ scenario: "a", skill: "b" }],
+    });
+  });
+
   it("returns null without a summary or without usable steps", () => {
     expect(parsePlan('{"steps": [{"scenario": "a", "skill": "b"}]}')).toBeNull();
     expect(parsePlan('{"summary": "s", "steps": []}')).toBeNull();

@@ -16,7 +16,7 @@ import { findJson } from "./completion-json.js";
 import { directionInstruction, type EditSpan } from "./directions.js";
 import { normalizeLabel } from "./difficulty.js";
 import { review, type RoleSettings } from "./reviewer.js";
-import { stepsFrom } from "./sequence.js";
+import { flatObjects, stepsFrom } from "./sequence.js";
 
 /** What the planning loop plans for. */
 export interface PlanningInput {
@@ -78,14 +78,22 @@ export function proposerPrompt(input: PlanningInput, feedback: string | null): C
 
 /**
  * Parses a plan reply: a JSON object with a non-empty `summary` and a
- * non-empty `steps` list of `{scenario, skill}`. Never throws.
+ * non-empty `steps` list of `{scenario, skill}`. A reply cut off by the token
+ * limit keeps its summary string and its finished steps. Never throws.
  */
 export function parsePlan(completion: string): EditPlan | null {
   const object = findJson(completion, "object");
   const parsed = PlanSchema.safeParse(object);
-  if (!parsed.success) return null;
-  const steps = stepsFrom((object as Record<string, unknown>).steps);
-  return steps === null ? null : { summary: parsed.data.summary, steps };
+  if (parsed.success) {
+    const steps = stepsFrom((object as Record<string, unknown>).steps);
+    return steps === null ? null : { summary: parsed.data.summary, steps };
+  }
+  const summary = /"summary"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(completion)?.[1];
+  const stepsAt = completion.search(/"steps"\s*:/);
+  if (summary === undefined || stepsAt < 0) return null;
+  const steps = stepsFrom(flatObjects(completion.slice(stepsAt)));
+  const text = (JSON.parse(summary) as string).trim();
+  return steps === null || text.length === 0 ? null : { summary: text.slice(0, 4000), steps };
 }
 
 /**

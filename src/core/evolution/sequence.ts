@@ -11,7 +11,9 @@ const StepSchema = z.object({ scenario: z.string().trim().min(1), skill: z.strin
 
 /**
  * Parses a list of `{ "scenario": ..., "skill": ... }` objects from a model
- * completion (a fenced or bare JSON array, or an object with a `steps` array).
+ * completion (a fenced or bare JSON array, or an object with a `steps` array;
+ * failing those, every complete flat object in the text, so a list cut off by
+ * the token limit keeps its finished steps).
  * Entries that are not such objects are skipped; labels are cut to
  * {@link MAX_LABEL_CHARS} and the list to {@link MAX_SEQUENCE_STEPS}.
  *
@@ -23,7 +25,24 @@ export function parseScenarioSkillSteps(completion: string): ScenarioSkillStep[]
     const object = findJson(completion, "object") as Record<string, unknown> | undefined;
     value = object?.steps ?? object?.sequence;
   }
-  return stepsFrom(value);
+  return stepsFrom(value) ?? stepsFrom(flatObjects(completion));
+}
+
+/**
+ * Every flat `{ ... }` span of the text (no nested braces) that parses as a
+ * JSON object: what is left of a list cut off by the token limit
+ * (`[{...}, {...}, {"scen`).
+ */
+export function flatObjects(text: string): unknown[] {
+  const objects: unknown[] = [];
+  for (const match of text.matchAll(/\{[^{}]*\}/g)) {
+    try {
+      objects.push(JSON.parse(match[0]));
+    } catch {
+      // not JSON; skip
+    }
+  }
+  return objects;
 }
 
 /** Steps from an untrusted JSON value (see {@link parseScenarioSkillSteps}); null when none is usable. */
