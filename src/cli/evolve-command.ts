@@ -2,9 +2,9 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { ConfigError, packageId, type EnvPackage, type LanguageModel, type Sandbox } from "../spec/index.js";
-import { defaultGates } from "../core/admission/index.js";
 import {
   DEFAULT_RUBRICS_PATH,
+  evolutionGates,
   evolutionSettingsFromConfig,
   funnelSeeds,
   LINEAGES_FILE,
@@ -17,6 +17,7 @@ import {
 } from "../core/evolution/index.js";
 import { LazyModel, RUN_FILES } from "../core/selfplay/index.js";
 import { readCorpus } from "../adapters/corpus/index.js";
+import { admissionResources } from "./admission-resources.js";
 import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
 import { loadPackageFolder, loadPackageFolders, loadSeedPackages } from "../adapters/package-files/index.js";
 import { BwrapSandbox } from "../adapters/sandbox/index.js";
@@ -151,7 +152,7 @@ export async function evolveCommand(flags: EvolveFlags): Promise<number> {
       seeds = candidates.filter((candidate) => kept.has(packageId(candidate)));
       for (const decision of funnel) progress.notice?.(`funnel: ${decision.probe.name} ${decision.probe.wins}/${decision.probe.rollouts} won, ${decision.probe.meanTurns.toFixed(1)} turns: ${decision.kept ? "kept" : `dropped (${decision.reason})`}`);
     }
-    outcomes = await runEvolution(seeds, { model, sandbox, store, corpus: readCorpus(config.corpus.path), gates: defaultGates(), rubrics, progress }, evolutionSettingsFromConfig(config));
+    outcomes = await runEvolution(seeds, { model, sandbox, store, corpus: readCorpus(config.corpus.path), gates: evolutionGates(config.admission), admission: admissionResources(config), rubrics, progress }, evolutionSettingsFromConfig(config));
     writeLineagesDocument(store, lineagesPath);
     process.stdout.write(`${formatEvolutionSummary(store, outcomes, { model: config.model.spec, out: outDir, seconds: (Date.now() - started) / 1000, funnel })}\n`);
   } finally {

@@ -14,7 +14,7 @@ export const PARENT: EnvPackage = {
     maxTurns: 1,
     rewardRange: [0, 1],
     passThreshold: 1,
-    hint: "Six times seven.",
+    hint: "Multiply six by seven to get it.",
     skills: ["recall"],
     scenario: "quiz",
     difficulty: {},

@@ -22,7 +22,7 @@ describe("buildChild", () => {
     expect(result.form).toBe("files");
     expect(result.package.envSource).toBe(SUM_ENV);
     expect(result.package.oracleSource).toBe(SUM_ORACLE);
-    expect(result.package.manifest).toMatchObject({ name: "answer-42-g2", title: "Add two numbers", skills: ["addition"], scenario: "arithmetic quiz", hint: "Six times seven.", provenance });
+    expect(result.package.manifest).toMatchObject({ name: "answer-42-g2", title: "Add two numbers", skills: ["addition"], scenario: "arithmetic quiz", hint: "Multiply six by seven to get it.", provenance });
   });
 
   it("applies a unified diff against the parent and keeps unpatched files", () => {

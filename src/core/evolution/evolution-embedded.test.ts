@@ -6,10 +6,10 @@ import { BwrapSandbox } from "../../adapters/sandbox/index.js";
 import { SqliteStore } from "../../adapters/store/index.js";
 import { parseConfig } from "../../config/index.js";
 import type { ChatMessage, GenerateOptions, LanguageModel } from "../../spec/index.js";
-import { defaultGates } from "../admission/index.js";
+import { testAdmissionResources } from "../../testing/admission-resources.js";
 import { lineageIdFor, runEvolution } from "./lineage-runner.js";
 import { DEFAULT_RUBRICS_PATH, readRubrics } from "./rubrics.js";
-import { evolutionSettingsFromConfig } from "./settings.js";
+import { evolutionGates, evolutionSettingsFromConfig } from "./settings.js";
 
 // End-to-end smoke test with the REAL embedded model (Gemma 3 270M, fetched by ./scripts/setup.sh):
 // one seed, one generation, one round of each loop, small token budgets. It asserts that the whole pipeline ran on real
@@ -47,13 +47,13 @@ describe("environment evolution with the embedded model", () => {
         reviewMaxTokens: 48,
         modifierMaxTokens: 512,
       },
-      designer: { admissionSeeds: 2 },
+      admission: { seeds: 2 },
     });
     try {
       const started = Date.now();
       const [outcome] = await runEvolution(
         [seed],
-        { model, sandbox, store, corpus: readCorpus(null), gates: defaultGates(), rubrics: readRubrics(DEFAULT_RUBRICS_PATH) },
+        { model, sandbox, store, corpus: readCorpus(null), gates: evolutionGates(config.admission), admission: testAdmissionResources(), rubrics: readRubrics(DEFAULT_RUBRICS_PATH) },
         evolutionSettingsFromConfig(config),
       );
       const [lineage] = store.listLineages();

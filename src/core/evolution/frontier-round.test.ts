@@ -6,7 +6,7 @@ import { NoopTrainer } from "../../adapters/trainer/index.js";
 import { parseConfig } from "../../config/index.js";
 import { packageId, type GenerationRecord } from "../../spec/index.js";
 import { ScriptedModel } from "../../testing/scripted-model.js";
-import { defaultGates } from "../admission/index.js";
+import { testAdmissionResources } from "../../testing/admission-resources.js";
 import { runRound } from "../selfplay/index.js";
 
 // The self-play round sampling through the frontier scheduler (config solver.sampling = "frontier").
@@ -42,7 +42,7 @@ describe("self-play round with frontier sampling", () => {
     store.saveGeneration(generation, { id: generation.environmentId, package: child, round: null, scores: null });
     const config = parseConfig({ plays: 1, solver: { environments: 3, maxTurns: 1, sampling: "frontier" }, designer: { designs: 0 } });
     const model = new ScriptedModel([], () => "42");
-    await runRound(1, { config, model, sandbox, store, trainer: new NoopTrainer(), corpus: [], gates: defaultGates(), progress: {} });
+    await runRound(1, { config, model, sandbox, store, trainer: new NoopTrainer(), corpus: [], gates: [], admission: testAdmissionResources(), progress: {} });
     expect(store.listFrontierProbes()).toEqual([{ lineageId: "lin-0", generation: 0, round: 1, rollouts: 8, wins: 8, released: true }]);
     // the solver phase played only the frontier environment (generation 1), once per hint condition
     const played = store.listEpisodes(1).filter((record) => record.role === "solver");

@@ -19,7 +19,7 @@ import { packagePatch } from "./child-package.js";
 import { frequencyReference, offPolicyDifficulty, type ReferenceDistribution } from "./difficulty.js";
 import { chooseDirection, directionInstruction, editSpan } from "./directions.js";
 import type { EvolutionDependencies, EvolutionSettings } from "./lineage-runner.js";
-import { poolSequences } from "./pool.js";
+import { admissionPool, poolSequences } from "./pool.js";
 import { modelReference } from "./model-reference.js";
 import { runModificationLoop } from "./modification-loop.js";
 import { runPlanningLoop } from "./planning-loop.js";
@@ -126,7 +126,13 @@ export async function attemptGeneration(input: AttemptInput, deps: EvolutionDepe
     return result(allModelErrors(modification.rounds.map((round) => round.verdicts)) ? "model_error" : "validation_failed", rounds);
   }
   const child = modification.child;
-  const admission = await admit(child, deps.gates, { sandbox: deps.sandbox, seeds: settings.admissionSeeds });
+  const admission = await admit(child, deps.gates, {
+    ...deps.admission,
+    sandbox: deps.sandbox,
+    settings: settings.admission,
+    pool: admissionPool(deps.store, parentId),
+    model: deps.model,
+  });
   if (!admission.admitted) return result("admission_rejected", { ...rounds, admission: admission.verdicts });
   const environmentId = packageId(child);
   const generation: GenerationRecord = {

@@ -5,10 +5,10 @@ import { parseConfig } from "../../config/index.js";
 import { packageId, reject, type EnvPackage, type Store } from "../../spec/index.js";
 import { filesReply, PARENT, PASS, planReply, rejectReply, SUM_ENV, SUM_ORACLE } from "../../testing/evolution-fixtures.js";
 import { ScriptedRoleModel, type ScriptedReply } from "../../testing/scripted-role-model.js";
-import { defaultGates } from "../admission/index.js";
+import { testAdmissionResources } from "../../testing/admission-resources.js";
 import { lineageIdFor, runEvolution } from "./lineage-runner.js";
 import { lineagesDocument } from "./lineages-document.js";
-import { evolutionSettingsFromConfig } from "./settings.js";
+import { evolutionGates, evolutionSettingsFromConfig } from "./settings.js";
 
 // Control flow of the lineage runner with a SCRIPTED FAKE model (ScriptedRoleModel);
 // the sandbox, the store and the admission gates are real.
@@ -21,7 +21,7 @@ const OTHER: EnvPackage = { ...PARENT, manifest: { ...PARENT.manifest, name: "an
 
 function settings(generations: number, extra: Record<string, unknown> = {}) {
   return evolutionSettingsFromConfig(
-    parseConfig({ evolution: { generations, direction: "mixed", effort: "low", planningRounds: 2, modificationRounds: 2, attemptsPerGeneration: 2, validationSeeds: 2, ...extra }, designer: { admissionSeeds: 2 } }),
+    parseConfig({ evolution: { generations, direction: "mixed", effort: "low", planningRounds: 2, modificationRounds: 2, attemptsPerGeneration: 2, validationSeeds: 2, ...extra }, admission: { seeds: 2, skip: ["self-review"] } }),
   );
 }
 
@@ -37,8 +37,13 @@ function workingScript(): Record<string, ScriptedReply[]> {
   };
 }
 
-function evolve(store: Store, model: ScriptedRoleModel, generations: number, seeds: readonly EnvPackage[] = [PARENT], gates = defaultGates(), extra: Record<string, unknown> = {}) {
-  return runEvolution(seeds, { model, sandbox, store, corpus: [], gates, rubrics, now: fixedNow }, settings(generations, extra));
+// The scripted children differ only in one number, so they are near-copies of each other across
+// lineages by construction: novelty is left out here (and self-review, which needs review replies);
+// every other mechanical gate runs. Admission rejections are covered by the "refuse" case below.
+const SCRIPTED_CHILD_GATES = evolutionGates(parseConfig({ admission: { skip: ["self-review", "novelty"] } }).admission);
+
+function evolve(store: Store, model: ScriptedRoleModel, generations: number, seeds: readonly EnvPackage[] = [PARENT], gates = SCRIPTED_CHILD_GATES, extra: Record<string, unknown> = {}) {
+  return runEvolution(seeds, { model, sandbox, store, corpus: [], gates, admission: testAdmissionResources(), rubrics, now: fixedNow }, settings(generations, extra));
 }
 
 describe("runEvolution (scripted fake model, real sandbox and gates)", () => {
@@ -133,10 +138,10 @@ describe("runEvolution (scripted fake model, real sandbox and gates)", () => {
     expect(failed.map((attempt) => [attempt.outcome, attempt.modification.length])).toEqual([["validation_failed", 2], ["validation_failed", 2]]);
 
     const other = new SqliteStore(":memory:");
-    const refuse = { name: "refuse", check: async () => reject("refuse", "refused", "no") };
+    const refuse = { name: "novelty" as const, usesModel: false, check: async () => reject("novelty", "refused", "no") };
     await evolve(other, new ScriptedRoleModel(workingScript()), 1, [PARENT], [refuse]);
     const attempts = other.listEvolutionAttempts(lineageIdFor(PARENT));
-    expect(attempts.map((attempt) => [attempt.outcome, attempt.admission.map((verdict) => verdict.gate)])).toEqual([["admission_rejected", ["refuse"]], ["admission_rejected", ["refuse"]]]);
+    expect(attempts.map((attempt) => [attempt.outcome, attempt.admission.map((verdict) => verdict.gate)])).toEqual([["admission_rejected", ["novelty"]], ["admission_rejected", ["novelty"]]]);
     expect(other.listGenerations(lineageIdFor(PARENT))).toEqual([]);
   }, 120_000);
 

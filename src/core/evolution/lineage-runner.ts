@@ -13,7 +13,7 @@ import {
   type Store,
 } from "../../spec/index.js";
 import { mapWithConcurrency } from "../../support/concurrency.js";
-import type { AdmissionGate } from "../admission/index.js";
+import type { AdmissionGate, AdmissionResources, AdmissionSettings } from "../admission/index.js";
 import { deriveSeed } from "../selfplay/sampling.js";
 import { frequencyReference, offPolicyDifficulty } from "./difficulty.js";
 import type { DirectionChoice } from "./directions.js";
@@ -42,8 +42,8 @@ export interface EvolutionSettings {
   readonly sequence: RoleSettings;
   /** Seeds the oracle and invalid-test validations play. */
   readonly validationSeeds: readonly number[];
-  /** Seeds the admission gates probe. */
-  readonly admissionSeeds: readonly number[];
+  /** Settings of the admission gates a child passes (the config's `admission` block: seeds, thresholds). */
+  readonly admission: AdmissionSettings;
   /** Laplace smoothing α of the reference frequencies. */
   readonly smoothing: number;
   /** Reference distributions: smoothed `frequency` over pool and corpus, or `model` (asked, frequencies as fallback). @default "frequency" */
@@ -76,8 +76,10 @@ export interface EvolutionDependencies {
   readonly sandbox: Sandbox;
   readonly store: Store;
   readonly corpus: readonly CorpusDocument[];
-  /** The admission pipeline (without calibration), e.g. `defaultGates()`. */
+  /** The admission pipeline a child passes: every configured gate except calibration (see {@link evolutionGates}). */
   readonly gates: readonly AdmissionGate[];
+  /** Run-long admission resources (source inspector, fingerprint cache, benchmark texts, self-review rubric). */
+  readonly admission: AdmissionResources;
   readonly rubrics: Rubrics;
   readonly progress?: EvolutionProgress;
   /** @default () => new Date() */

@@ -1,9 +1,10 @@
 import type { Config } from "../../config/index.js";
+import { buildGates, type AdmissionGate, type AdmissionSettings } from "../admission/index.js";
 import type { EvolutionSettings } from "./lineage-runner.js";
 
 /**
  * {@link EvolutionSettings} from a validated config: `evolution.*` for the
- * loops, `designer.admissionSeeds` for the admission gates, `seed` as the
+ * loops, the `admission` block for the admission gates, `seed` as the
  * master seed.
  */
 export function evolutionSettingsFromConfig(config: Config): EvolutionSettings {
@@ -20,9 +21,18 @@ export function evolutionSettingsFromConfig(config: Config): EvolutionSettings {
     reviewer: role(evolution.reviewMaxTokens),
     sequence: role(evolution.sequenceMaxTokens),
     validationSeeds: Array.from({ length: evolution.validationSeeds }, (_, seed) => seed),
-    admissionSeeds: Array.from({ length: config.designer.admissionSeeds }, (_, seed) => seed),
+    admission: config.admission,
     smoothing: evolution.smoothing,
     reference: evolution.reference,
     seed: config.seed,
   };
+}
+
+/**
+ * The admission pipeline of evolved children: the configured gates
+ * (`admission.gates` minus `admission.skip`, cheapest first) without
+ * `calibration`, which needs Solver rollouts and evolution is off-policy.
+ */
+export function evolutionGates(admission: Pick<AdmissionSettings, "gates" | "skip">): AdmissionGate[] {
+  return buildGates(admission).filter((gate) => gate.name !== "calibration");
 }

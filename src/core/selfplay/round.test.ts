@@ -8,8 +8,7 @@ import { readCorpus } from "../../adapters/corpus/index.js";
 import { ModelUnavailableError, packageId, type Store } from "../../spec/index.js";
 import { answersWithHintOnly, designCompletion, ScriptedModel, SECRET_42 } from "../../testing/scripted-model.js";
 import { buildGates } from "../admission/index.js";
-import { PythonInspector } from "../../adapters/python-inspector/index.js";
-import { readRubric } from "../../adapters/corpus/index.js";
+import { testAdmissionResources } from "../../testing/admission-resources.js";
 import { runSelfPlay } from "./run-selfplay.js";
 import { runRound } from "./round.js";
 
@@ -30,7 +29,6 @@ function reviewsAccept(messages: Parameters<typeof answersWithHintOnly>[0]): str
   return messages[0]?.content.startsWith("You review") ? "All criteria hold.\nVERDICT: ACCEPT" : answersWithHintOnly(messages);
 }
 
-const admissionResources = () => ({ inspector: new PythonInspector(), fingerprints: new Map(), benchmarkTexts: [], rubric: readRubric(null) });
 
 function freshStore(): Store {
   const store = new SqliteStore(":memory:");
@@ -52,7 +50,7 @@ async function round(designs: readonly (string | Error)[], store = freshStore(),
     trainer: new NoopTrainer(),
     corpus,
     gates: buildGates(settings.admission),
-    admission: admissionResources(),
+    admission: testAdmissionResources(),
     progress: {},
     now: fixedNow,
   });
@@ -166,7 +164,7 @@ describe("self-play round (scripted fake model)", () => {
       corpus,
       seeds: [],
       gates: buildGates(config(0).admission),
-      admission: admissionResources(),
+      admission: testAdmissionResources(),
     };
     await expect(runSelfPlay(run)).rejects.toThrow(/already holds a run; pass --resume/);
   });
