@@ -16,7 +16,7 @@ import {
 import { solverPolicy } from "../core/selfplay/index.js";
 import { openModel } from "../adapters/llm/index.js";
 import { loadSeedPackages } from "../adapters/package-files/index.js";
-import { BwrapSandbox } from "../adapters/sandbox/index.js";
+import { openSandbox } from "../adapters/sandbox/index.js";
 import { admissionResources } from "./admission-resources.js";
 import { loadCandidate } from "./load-candidate.js";
 
@@ -87,7 +87,7 @@ interface Pipeline {
  * @throws ConfigError when a model-based gate is asked for explicitly without a model
  */
 async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: string | null): Promise<Pipeline> {
-  const sandbox = new BwrapSandbox({ limits: { callTimeoutMs: config.sandbox.callTimeoutMs, memoryBytes: config.sandbox.memoryMb * 1024 * 1024 } });
+  const sandbox = openSandbox(config.sandbox);
   let gates = buildGates(config.admission);
   const notes: string[] = [];
   let model: LanguageModel | undefined;
@@ -96,6 +96,7 @@ async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: s
     if (flags.gates !== undefined) throw new ConfigError(`--gates ${modelGates.join(",")} needs a language model: pass --model`);
     gates = gates.filter((gate) => !gate.usesModel);
     notes.push(`${modelGates.join(" and ")} not run: they need a language model (--model)`);
+    if (gates.length === 0) throw new ConfigError(`no gate left to run: ${modelGates.join(" and ")} need a language model (--model)`);
   } else if (modelGates.length > 0) {
     model = await openModel(config.model.spec, { contextSize: config.model.contextSize, threads: config.model.threads, timeoutMs: config.model.timeoutMs });
   }
@@ -197,6 +198,8 @@ export async function evaluateCommand(dir: string, flags: AdmitFlags, write: (te
     .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, FIXTURE_LABEL_FILE)))
     .map((entry) => entry.name)
     .sort();
+  // an evaluation of nothing must not pass (a wrong path in CI would stay green)
+  if (folders.length === 0) throw new ConfigError(`${dir} holds no labelled fixtures (folders with ${FIXTURE_LABEL_FILE})`);
   const pipeline = await buildPipeline(config, flags, benchmarkPath);
   try {
     for (const note of pipeline.notes) process.stderr.write(`envforge: ${note}\n`);

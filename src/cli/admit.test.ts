@@ -66,6 +66,30 @@ describe("envforge admit PATH", () => {
     expect(envforge("admit").status).toBe(2);
     expect(envforge("admit", "envs/seeds/knapsack", "--gates", "self-review").stderr).toMatch(/needs a language model: pass --model/);
   });
+
+  it("refuses an empty or repeated pipeline and an evaluation of nothing instead of passing them", () => {
+    const allSkipped = envforge("admit", "envs/seeds/knapsack", "--gates", "static", "--skip", "static", "--json");
+    expect(allSkipped.status).toBe(2);
+    expect(allSkipped.stderr).toMatch(/leaves no gate to run/);
+    const twice = envforge("admit", "envs/seeds/knapsack", "--gates", "static,static");
+    expect(twice.status).toBe(2);
+    expect(twice.stderr).toMatch(/more than once/);
+    const onlyModelGates = envforge("admit", "envs/seeds/knapsack", "--skip", "static,executable,deterministic,oracle,negative-controls,scorer-contract,hint,novelty,decontamination");
+    expect(onlyModelGates.status).toBe(2);
+    expect(onlyModelGates.stderr).toMatch(/no gate left to run/);
+    const nothing = envforge("admit", "--eval", "envs/seeds", "--json");
+    expect(nothing.status).toBe(2);
+    expect(nothing.stderr).toMatch(/holds no labelled fixtures/);
+  });
+
+  it("opens the configured sandbox backend: process without trustedCode is refused", () => {
+    const dir = mkdtempSync(join(tmpdir(), "envforge-admit-"));
+    const config = join(dir, "process.json");
+    writeFileSync(config, JSON.stringify({ sandbox: { backend: "process" } }));
+    const refused = envforge("admit", "envs/seeds/knapsack", "--config", config);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/trustedCode/);
+  });
 });
 
 describe("envforge admit --eval over the broken-environment corpus", () => {

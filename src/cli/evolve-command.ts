@@ -20,7 +20,7 @@ import { readCorpus } from "../adapters/corpus/index.js";
 import { admissionResources } from "./admission-resources.js";
 import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
 import { loadPackageFolder, loadPackageFolders, loadSeedPackages } from "../adapters/package-files/index.js";
-import { BwrapSandbox } from "../adapters/sandbox/index.js";
+import { openSandbox } from "../adapters/sandbox/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
 import { createEvolutionProgress } from "./evolution-progress.js";
 import { RUNS_FOLDER } from "./run-command.js";
@@ -125,7 +125,7 @@ export async function evolveCommand(flags: EvolveFlags): Promise<number> {
   if (from === undefined) throw new ConfigError("evolve needs --from DIR|POOL (a package folder, a folder of packages, a run directory, or \"seeds\")");
   const candidates = loadCandidates(from);
   const rubrics = readRubrics(config.evolution.rubrics ?? DEFAULT_RUBRICS_PATH);
-  const sandbox = new BwrapSandbox({ limits: { callTimeoutMs: config.sandbox.callTimeoutMs, memoryBytes: config.sandbox.memoryMb * 1024 * 1024 } });
+  const sandbox = openSandbox(config.sandbox);
   const model = new LazyModel(config.model.spec, () =>
     openModel(config.model.spec, { contextSize: config.model.contextSize, threads: config.model.threads, timeoutMs: config.model.timeoutMs }),
   );

@@ -336,6 +336,14 @@ export const ConfigSchema = z
       .prefault({}),
   })
   .strict()
+  .refine((config) => new Set(config.admission.gates).size === config.admission.gates.length, {
+    message: "admission.gates names a gate more than once",
+    path: ["admission", "gates"],
+  })
+  .refine((config) => config.admission.gates.some((gate) => !config.admission.skip.includes(gate)), {
+    message: "admission.skip leaves no gate to run; an empty pipeline would admit anything",
+    path: ["admission", "skip"],
+  })
   .refine((config) => config.admission.bandLow < config.admission.bandHigh, {
     message: "admission.bandLow must be below admission.bandHigh",
     path: ["admission", "bandLow"],

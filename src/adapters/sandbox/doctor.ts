@@ -60,7 +60,7 @@ function fromSelfTest(report: SandboxSelfTest, namespaces: boolean): ProtectionS
     {
       name: "filesystem isolation",
       active: !report.etcVisible && !report.homeVisible,
-      detail: `read-only /usr, tmpfs /tmp; /etc ${report.etcVisible ? "VISIBLE" : "absent"}, home ${report.homeVisible ? "VISIBLE" : "absent"}`,
+      detail: `${namespaces ? "read-only /usr, tmpfs /tmp" : "the host's filesystem"}; /etc ${report.etcVisible ? "VISIBLE" : "absent"}, home ${report.homeVisible ? "VISIBLE" : "absent"}`,
       howToEnable: "use the bwrap backend (the process backend sees the host's files)",
     },
     {

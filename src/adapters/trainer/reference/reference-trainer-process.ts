@@ -71,6 +71,7 @@ export async function startReferenceTrainer(options: ReferenceTrainerOptions): P
   const deadline = Date.now() + (options.startTimeoutMs ?? 300_000);
   while (Date.now() < deadline) {
     if (exited !== null) {
+      rmSync(join(options.runDir, REFERENCE_TRAINER_FILES.state), { force: true });
       throw new TrainerUnavailableError(`the reference trainer exited with code ${exited}; see ${join(options.runDir, REFERENCE_TRAINER_FILES.log)}`);
     }
     if (await healthy(state.url, options.fetch)) return state;
@@ -124,10 +125,21 @@ async function healthy(url: string, fetchImpl: typeof globalThis.fetch = globalT
   }
 }
 
+/**
+ * Whether `pid` is alive and is the reference trainer: where `/proc` exists its
+ * command line must run `envforge_trainer`, so a stale state file whose pid was
+ * reused by another process never gets that process signalled.
+ */
 function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 1) return false;
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  if (!existsSync("/proc/self/cmdline")) return true;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes("envforge_trainer");
   } catch {
     return false;
   }
