@@ -233,8 +233,9 @@ class Engine:
     def _sampling_model(self, model_path: str | None) -> Any:
         if model_path is None:
             return self.peft if self.peft is not None else self.base.model
-        payload = self._read_checkpoint(model_path, "sampler_weights")
         if self.sampler_loaded != model_path:
+            # read the checkpoint only when another adapter is asked for; repeated samples reuse the loaded one
+            payload = self._read_checkpoint(model_path, "sampler_weights")
             if self.peft is not None and SAMPLER_ADAPTER in self.peft.peft_config:
                 if self.peft.peft_config[SAMPLER_ADAPTER].r != payload["rank"]:
                     self.peft.delete_adapter(SAMPLER_ADAPTER)

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../config/index.js";
 import { BwrapSandbox } from "../../adapters/sandbox/index.js";
 import { PythonInspector } from "../../adapters/python-inspector/index.js";
@@ -11,6 +11,7 @@ import type { AdmissionContext } from "./gate.js";
 // Control flow of the calibration gate with SCRIPTED Solver policies (no model): the real sandbox plays SECRET_42.
 
 const sandbox = new BwrapSandbox({ limits: { callTimeoutMs: 3000 } });
+afterAll(() => sandbox.close());
 const pkg = fromPackageDocument({
   manifest: { schemaVersion: 1, interaction: "single-turn", rewardRange: [0, 1], passThreshold: 1, difficulty: {}, ...SECRET_42.manifest, provenance: { origin: "designer", createdAt: "2026-11-29T00:00:00.000Z" } },
   files: { "env.py": SECRET_42.env, "oracle.py": SECRET_42.oracle },

@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import type { AdmissionGateName } from "../../config/index.js";
 import type { EnvPackage, Verdict } from "../../spec/index.js";
+import { mapWithConcurrency } from "../../support/concurrency.js";
 import { calibrationGate } from "./calibration-gate.js";
 import { decontaminationGate } from "./decontamination-gate.js";
 import { determinismGate } from "./determinism-gate.js";
@@ -101,20 +102,6 @@ export async function admitMany(
   concurrency: number,
   options: AdmitOptions = {},
 ): Promise<AdmissionResult[]> {
-  const results: AdmissionResult[] = new Array(candidates.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < candidates.length) {
-      const index = next;
-      next += 1;
-      results[index] = await admit(candidates[index] as EnvPackage, gates, context, options);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, candidates.length)) }, worker));
-  return results;
-}
-
-/** The default pipeline of the default settings (all gates, cheapest first). */
-export function defaultGates(): AdmissionGate[] {
-  return buildGates({ gates: Object.keys(GATES) as AdmissionGateName[], skip: [] });
+  // admit never throws for a candidate, so one bad candidate cannot stop the others
+  return mapWithConcurrency(candidates, concurrency, (candidate) => admit(candidate, gates, context, options));
 }

@@ -68,6 +68,7 @@ export class CheckpointingTrainer implements Trainer {
   ) {
     this.name = inner.name;
     this.clock = options.clock ?? (() => performance.now());
+    makeDirectory(dirname(options.metricsPath));
   }
 
   async forwardBackward(datums: readonly Datum[], loss: LossConfig): Promise<ForwardBackwardResult> {
@@ -95,7 +96,6 @@ export class CheckpointingTrainer implements Trainer {
       this.options.store.setMeta(TRAINER_CHECKPOINT_META, record);
     }
     const checkpointSeconds = (this.clock() - started) / 1000;
-    makeDirectory(dirname(this.options.metricsPath));
     appendFileSync(this.options.metricsPath, `${JSON.stringify(this.metricsLine(policyVersion, optimSeconds, publishSeconds, checkpointSeconds, checkpoint))}\n`);
     this.pending = [];
     return { policyVersion };
