@@ -75,6 +75,29 @@ describe("BwrapSandbox jails", () => {
     await Promise.all(sessions.map((session) => session.close()));
   });
 
+  it("a partial frame an episode leaves on its lane never reaches the next episode", async () => {
+    const sandbox = create({ limits: { callTimeoutMs: 800 } });
+    const session = unwrap(await sandbox.open(programWithStep("        import os, time\n        if action == 'cut':\n            os.write(4, b'\\x00\\x00\\x00\\x40\\x00')\n            time.sleep(5)")));
+    for (let episode = 0; episode < 3; episode += 1) {
+      unwrap(await session.reset(episode));
+      expect((await session.step("cut")).kind).toBe("timeout");
+      expect(unwrap(await session.reset(10 + episode))).toBe(`seed ${10 + episode}`);
+      expect(unwrap(await session.step("fine")).observation).toBe("ok");
+    }
+    await session.close();
+  });
+
+  it("serves episodes beyond the free lanes through the zygote, side by side with lane episodes", async () => {
+    const sandbox = create({ lanes: 1 });
+    const sessions = await Promise.all([0, 1, 2].map(async () => unwrap(await sandbox.open(programWithStep("        pass")))));
+    for (let round = 0; round < 2; round += 1) {
+      expect(await Promise.all(sessions.map(async (session, index) => unwrap(await session.reset(index))))).toEqual(["seed 0", "seed 1", "seed 2"]);
+      const steps = await Promise.all(sessions.map(async (session) => unwrap(await session.step("a")).observation));
+      expect(steps).toEqual(["ok", "ok", "ok"]);
+    }
+    await Promise.all(sessions.map((session) => session.close()));
+  });
+
   it("leaves no process behind after close", async () => {
     const sandbox = new BwrapSandbox();
     const session = unwrap(await sandbox.open(programWithStep("        pass")));

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import type { Duplex } from "node:stream";
 import type { SandboxFailureKind } from "../../spec/index.js";
 import { encodeEnvelope, EnvelopeDecoder } from "./frames.js";
+import { Lane, type LaneEvent } from "./lane.js";
 
 /** How to start a zygote (backend-specific argv and environment). */
 export interface ZygoteCommand {
@@ -24,14 +26,30 @@ export type ChildMessage =
 
 const FAILURE_KINDS = new Set<string>(["timeout", "cpu_limit", "memory_limit", "crash", "protocol_violation", "output_limit", "forbidden"]);
 
+/** Sizes of a {@link Jail}'s channels. */
+export interface JailChannels {
+  /** Largest envelope the zygote may send, bytes (reply cap plus slack). */
+  readonly maxEnvelopeBytes: number;
+  /** Largest reply an episode may write on its lane, bytes. @default maxEnvelopeBytes */
+  readonly maxFrameBytes?: number;
+  /** Direct lanes between the supervisor and episode processes (see {@link Lane}). @default 0 */
+  readonly lanes?: number;
+}
+
 /**
  * One long-lived zygote process (inside a bubblewrap jail or not) and the
  * children it forks. Multiplexes messages by child id; never throws on what
  * children do. When the zygote itself dies, every listener gets a `crash`.
+ *
+ * Episodes that find a free {@link Lane} at start answer the supervisor on it
+ * directly; the others (and probes, self-tests) are served through the zygote.
+ * Failures, ends and stdout/stderr always go through the zygote.
  */
 export class Jail {
   private readonly process: ChildProcess;
   private readonly decoder: EnvelopeDecoder;
+  private readonly lanes: Lane[];
+  private readonly episodeLanes = new Map<number, Lane>();
   private readonly listeners = new Map<number, (message: ChildMessage) => void>();
   private readonly endings = new Map<number, () => void>();
   private stderrTail = "";
@@ -43,10 +61,16 @@ export class Jail {
   /** True when no new episodes should start here. */
   retired = false;
 
-  /** @param maxEnvelopeBytes the largest envelope the zygote may send (reply cap plus slack) */
-  constructor(command: ZygoteCommand, maxEnvelopeBytes: number) {
-    this.decoder = new EnvelopeDecoder(maxEnvelopeBytes);
-    this.process = spawn(command.command, [...command.args], { stdio: ["pipe", "pipe", "pipe"], detached: true, env: { ...command.env } });
+  constructor(command: ZygoteCommand, channels: JailChannels) {
+    this.decoder = new EnvelopeDecoder(channels.maxEnvelopeBytes);
+    const lanes = Math.max(0, channels.lanes ?? 0);
+    const args = lanes > 0 ? [...command.args, "--lanes", String(lanes)] : [...command.args];
+    const stdio: "pipe"[] = Array.from({ length: 3 + lanes }, () => "pipe");
+    this.process = spawn(command.command, args, { stdio, detached: true, env: { ...command.env } });
+    this.lanes = Array.from(
+      { length: lanes },
+      (_, index) => new Lane(index, this.process.stdio[3 + index] as Duplex, channels.maxFrameBytes ?? channels.maxEnvelopeBytes, (id, event) => this.onLane(id, event)),
+    );
     this.process.stdout?.on("data", (chunk: Buffer) => this.onData(chunk));
     this.process.stderr?.on("data", (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-4000);
@@ -83,6 +107,30 @@ export class Jail {
   }
 
   /**
+   * Starts episode `id` (the zygote forks it or wakes a spare) with a free lane
+   * when there is one.
+   * @param request the start request: `{ program, seed, limits }`
+   */
+  start(id: number, request: Readonly<Record<string, unknown>>): void {
+    const lane = this.dead ? undefined : this.lanes.find((candidate) => candidate.free);
+    if (lane === undefined) {
+      this.send(id, "S", JSON.stringify(request));
+      return;
+    }
+    this.episodeLanes.set(id, lane);
+    const nonce = lane.take(id);
+    this.send(id, "S", JSON.stringify({ ...request, lane: lane.index, nonce }));
+  }
+
+  /** Sends one request (raw JSON) to episode `id`: on its lane, or through the zygote. */
+  request(id: number, payload: Buffer): void {
+    if (this.dead) return;
+    const lane = this.episodeLanes.get(id);
+    if (lane?.heldBy(id)) lane.request(payload);
+    else this.send(id, "R", payload);
+  }
+
+  /**
    * Ends child `id`: the zygote kills it, reaps it and removes its directory.
    * Resolves when the zygote confirms, when the jail dies, or after `graceMs`
    * (then the jail is killed, since a zygote that does not answer is broken).
@@ -90,6 +138,7 @@ export class Jail {
   end(id: number, graceMs = 5000): Promise<void> {
     this.listeners.delete(id);
     if (this.dead) return Promise.resolve();
+    const token = this.releaseLane(id);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.endings.delete(id);
@@ -100,8 +149,27 @@ export class Jail {
         clearTimeout(timer);
         resolve();
       });
-      this.send(id, "K");
+      this.send(id, "K", token);
     });
+  }
+
+  /** Starts draining the lane episode `id` holds; returns the K payload that tells the zygote the token. */
+  private releaseLane(id: number): string {
+    const lane = this.episodeLanes.get(id);
+    this.episodeLanes.delete(id);
+    if (lane === undefined || !lane.heldBy(id)) return "";
+    return JSON.stringify({ lane: lane.index, token: lane.release() });
+  }
+
+  /** A reply or a violation on episode `id`'s lane; a violation ends the episode at once. */
+  private onLane(id: number, event: LaneEvent): void {
+    const listener = this.listeners.get(id);
+    if (event.kind === "reply") {
+      listener?.({ kind: "reply", payload: event.payload });
+      return;
+    }
+    listener?.({ kind: "failed", failure: event.failure });
+    this.send(id, "K", this.releaseLane(id));
   }
 
   /**

@@ -17,3 +17,5 @@ describe("ProcessSandbox", () => {
 });
 
 sandboxContract("process", (limits) => new ProcessSandbox({ trustedCode: true, limits, warn: () => undefined }));
+// every episode served through the zygote, as when all of a jail's lanes are taken
+sandboxContract("process, no lanes", (limits) => new ProcessSandbox({ trustedCode: true, limits, lanes: 0, warn: () => undefined }));

@@ -7,6 +7,12 @@ import { ZygoteSession, type JailSource } from "./zygote-session.js";
 /** Path of the Python zygote shipped next to this module. */
 export const ZYGOTE_PATH = fileURLToPath(new URL("./zygote.py", import.meta.url));
 
+/**
+ * Direct lanes per jail: episodes started while one is free answer the
+ * supervisor without a hop through the zygote; the rest are served through it.
+ */
+export const LANES_PER_JAIL = 16;
+
 /** What a self-test child found about its own confinement (see `self_test` in `zygote.py`). */
 export interface SandboxSelfTest {
   /** rlimit name → [soft, hard] (-1 = unlimited). */
@@ -33,6 +39,12 @@ export interface ZygoteSandboxOptions {
   readonly workers?: number;
   /** A jail is replaced by a fresh one after this many episodes. @default 1000 */
   readonly recycleAfterEpisodes?: number;
+  /**
+   * Direct lanes per jail (see `lane.ts`): that many live episodes per jail answer the
+   * supervisor directly; the rest, and every episode when 0, are served through the zygote.
+   * @default {@link LANES_PER_JAIL}
+   */
+  readonly lanes?: number;
 }
 
 /**
@@ -59,6 +71,7 @@ export class ZygoteSandbox implements Sandbox {
   readonly limits: SandboxLimits;
   private readonly workers: number;
   private readonly recycleAfterEpisodes: number;
+  private readonly lanes: number;
   private readonly slots: (Jail | null)[];
   private readonly retiring = new Set<Jail>();
   private readonly sessions = new Set<ZygoteSession>();
@@ -73,6 +86,7 @@ export class ZygoteSandbox implements Sandbox {
     this.limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
     this.workers = Math.max(1, options.workers ?? 1);
     this.recycleAfterEpisodes = Math.max(1, options.recycleAfterEpisodes ?? 1000);
+    this.lanes = Math.max(0, options.lanes ?? LANES_PER_JAIL);
     this.slots = Array.from({ length: this.workers }, () => null);
   }
 
@@ -143,7 +157,7 @@ export class ZygoteSandbox implements Sandbox {
     const current = this.slots[slot];
     if (current && !current.retired) return current;
     if (current) this.retiring.add(current);
-    const jail = new Jail(this.launcher.command(), this.limits.maxFrameBytes + 64 * 1024);
+    const jail = new Jail(this.launcher.command(), { maxEnvelopeBytes: this.limits.maxFrameBytes + 64 * 1024, maxFrameBytes: this.limits.maxFrameBytes, lanes: this.lanes });
     this.slots[slot] = jail;
     this.closeIdleRetired();
     return jail;

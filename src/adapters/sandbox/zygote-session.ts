@@ -111,8 +111,8 @@ export class ZygoteSession implements EnvSession {
     const episode: Episode = { jail, id, failure: null, pending: null };
     this.episode = episode;
     this.jails.episodeStarted(jail);
-    const request = JSON.stringify({ program: programId, seed, limits: zygoteLimits(this.limits) });
-    return this.call(episode, "reset", () => jail.send(id, "S", request), ResetReply, (reply) => this.capObservation(reply.observation));
+    const request = { program: programId, seed, limits: zygoteLimits(this.limits) };
+    return this.call(episode, "reset", () => jail.start(id, request), ResetReply, (reply) => this.capObservation(reply.observation));
   }
 
   async step(action: string): Promise<SandboxOutcome<StepResult>> {
@@ -181,7 +181,7 @@ export class ZygoteSession implements EnvSession {
     if (payload.length > this.limits.maxRequestBytes) {
       return { kind: "protocol_violation", message: `${op} request of ${payload.length} bytes exceeds ${this.limits.maxRequestBytes}` };
     }
-    const outcome = await this.call(episode, op, () => episode.jail.send(episode.id, "R", payload), schema, (reply) => reply);
+    const outcome = await this.call(episode, op, () => episode.jail.request(episode.id, payload), schema, (reply) => reply);
     if (outcome.kind !== "ok") return outcome;
     const checked = check(outcome.value);
     if (checked.kind !== "ok") await this.fail(episode, checked);

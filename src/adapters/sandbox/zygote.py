@@ -46,6 +46,7 @@ import os
 import select
 import shutil
 import signal
+import socket
 import struct
 import sys
 import resource
@@ -404,15 +405,18 @@ def send_reply(reply, limits, _encode=ENCODE, _pack=NONCE.pack, _write=os.write,
 
 
 def prepare_child(child_id, fds, limits, tmp_root):
-    """First thing in a fresh child: only its own pipes survive, then limits and the work directory."""
-    request_fd, reply_fd, output_fd = (fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in fds)
+    """First thing in a fresh child: only its own pipes survive (requests on fd 3, replies on
+    fd 4, a spare's hand-off socket on fd 5), then limits and the work directory."""
+    moved = [fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in fds]
     null = os.open("/dev/null", os.O_RDONLY)
     os.dup2(null, 0)
-    os.dup2(output_fd, 1)
-    os.dup2(output_fd, 2)
-    os.dup2(request_fd, 3)
-    os.dup2(reply_fd, 4)
-    os.closerange(5, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    os.dup2(moved[2], 1)
+    os.dup2(moved[2], 2)
+    os.dup2(moved[0], 3)
+    os.dup2(moved[1], 4)
+    if len(moved) > 3:
+        os.dup2(moved[3], 5)
+    os.closerange(2 + len(moved), resource.getrlimit(resource.RLIMIT_NOFILE)[0])
     sys.stdout = open(1, "w", buffering=1, closefd=False, errors="replace")
     sys.stderr = open(2, "w", buffering=1, closefd=False, errors="replace")
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM, signal.SIGCHLD):
@@ -424,11 +428,34 @@ def prepare_child(child_id, fds, limits, tmp_root):
     return workdir
 
 
+def receive_start(handoff):
+    """A spare's wait for its episode: one frame (u32 length | u32 number | JSON) on the hand-off
+    socket, with the episode's lane attached (SCM_RIGHTS) when the supervisor gave it one.
+    The lane then replaces fds 3 and 4. Returns the start request, or None when the zygote is gone."""
+    data, fds, _, _ = socket.recv_fds(handoff, 1 << 16, 1)
+    if not data:
+        return None
+    while len(data) < 8 or len(data) < 4 + LENGTH.unpack_from(data)[0]:
+        chunk = handoff.recv(1 << 16)
+        if not chunk:
+            return None
+        data += chunk
+    length, nonce = NONCE.unpack_from(data)
+    handoff.close()
+    for fd in fds:
+        os.dup2(fd, 3)
+        os.dup2(fd, 4)
+        os.close(fd)
+    CURRENT_NONCE[0] = nonce
+    return json.loads(data[8 : 4 + length].decode("utf-8"))
+
+
 def run_child(kind, child_id, fds, limits, tmp_root, payload, program):
     """Body of a forked child; never returns."""
     code = 1
     try:
         workdir = prepare_child(child_id, fds, limits, tmp_root)
+        handoff = socket.socket(fileno=5) if kind == "spare" else None  # before the audit hook forbids sockets
         if kind == "selftest":
             send_reply(self_test(limits), limits)
             os._exit(0)
@@ -439,9 +466,11 @@ def run_child(kind, child_id, fds, limits, tmp_root, payload, program):
         install_audit_hook(workdir, 4, int(limits["maxFiles"]))
         if kind == "spare":
             # forked ahead of time, confined but for seccomp: wait for the episode's start message
-            payload = read_request()
+            payload = receive_start(handoff)
             if payload is None:
                 os._exit(0)
+        elif "nonce" in payload:
+            CURRENT_NONCE[0] = int(payload["nonce"])  # a lane episode's reset reply repeats the supervisor's number
         os.setpgid(0, 0)  # an active child leads its own process group; idle spares stay in the zygote's
         if type(rules) is not str:
             rules.load()  # from here on setpgid, fork, exec, sockets, ... are refused by the kernel
@@ -605,11 +634,21 @@ class Child:
         self.nonce = 0  # the number the next reply must repeat (0 for a child's first, unrequested reply)
         self.source = None
         self.program_id = None  # set on spares: the program they were forked for
+        self.handoff = None  # a spare's end of its hand-off socket
+        self.lane = None  # index of the lane the episode answers the supervisor on directly
+        self.pidfd = None  # watched instead of the reply pipe when the episode has a lane
+        self.token = None  # written to the lane once the episode is reaped (K of a lane episode)
 
 
 class Zygote:
-    def __init__(self, tmp_root):
+    def __init__(self, tmp_root, lanes=0):
         self.tmp_root = tmp_root
+        # lane k is the socket the supervisor passed as fd 3 + k; an episode given lane k reads its
+        # requests from and writes its replies to it directly (no hop through the zygote)
+        self.lanes = [socket.socket(fileno=3 + index) for index in range(lanes)]
+        for lane in self.lanes:
+            lane.setblocking(True)
+        self.lane_holders = {}  # lane index -> id of the child holding it
         self.programs = {}
         self.children = {}  # id -> Child (probes, episodes, self-tests and spares)
         self.spares = {}  # program id -> id of a child forked ahead for its next episode
@@ -651,6 +690,8 @@ class Zygote:
                     child, channel = self.by_fd[fd]
                     if channel == "reply":
                         self.on_reply(child)
+                    elif channel == "exit":
+                        self.on_exit(child)
                     else:
                         self.on_output(child)
 
@@ -676,7 +717,7 @@ class Zygote:
                 return
             self.deliver(child, payload)
         elif kind == ord("K"):
-            self.end(child_id)
+            self.end(child_id, token=json.loads(payload) if payload else None)
         elif kind == ord("S"):
             request = json.loads(payload)
             program_id = request["program"]
@@ -684,17 +725,21 @@ class Zygote:
             if program is None:
                 self.event(child_id, {"event": "failed", "kind": "crash", "message": "program is not loaded in this jail"})
                 return
+            lane = request.get("lane")
+            if lane is not None and (type(lane) is not int or not 0 <= lane < len(self.lanes) or lane in self.lane_holders):
+                self.event(child_id, {"event": "failed", "kind": "crash", "message": f"lane {lane} is not free in this jail"})
+                return
             spare = self.children.pop(self.spares.pop(program_id, -1), None)
             if spare is not None and spare.limits == request["limits"] and spare.verdict is None and not spare.reaped:
                 spare.id = child_id
                 spare.kind = "episode"
                 self.children[child_id] = spare
-                self.deliver(spare, payload)
+                self.hand_off(spare, payload, lane, request.get("nonce"))
             else:
                 if spare is not None:
                     self.children[spare.id] = spare
                     self.end(spare.id, quiet=True)
-                self.fork("episode", child_id, request["limits"], request, program)
+                self.fork("episode", child_id, request["limits"], request, program, lane)
             self.wanted_spares.add(program_id)
         elif kind == ord("L"):
             request = json.loads(payload)
@@ -720,6 +765,55 @@ class Zygote:
         except OSError:
             pass  # the child is gone; its exit is reported when the reply pipe closes
 
+    def hand_off(self, spare, payload, lane, nonce):
+        """Starts a spare's episode: the start request goes down its hand-off socket, with the
+        lane's descriptor attached when it has one (the lane then replaces its private pipes)."""
+        spare.awaiting = True
+        if lane is None:
+            spare.nonce = (spare.nonce * 1103515245 + 12345) & 0x7FFFFFFF or 1
+            nonce = spare.nonce
+        else:
+            self.take_lane(spare, lane)
+        data = NONCE.pack(len(payload) + 4, int(nonce)) + payload
+        try:
+            socket.send_fds(spare.handoff, [data], [] if lane is None else [self.lanes[lane].fileno()])
+        except OSError:
+            pass  # the spare is gone; its exit is reported when its pipes close
+        spare.handoff.close()
+        spare.handoff = None
+
+    def take_lane(self, child, lane):
+        """Gives `lane` to a child: its exit is then watched through a pidfd, since it no longer
+        writes to its private reply pipe."""
+        child.lane = lane
+        self.lane_holders[lane] = child.id
+        self.unwatch(child.reply_fd)
+        try:
+            os.close(child.request_fd)
+        except OSError:
+            pass
+        child.request_fd = child.reply_fd = -1
+        child.pidfd = os.pidfd_open(child.pid)
+        self.by_fd[child.pidfd] = (child, "exit")
+        self.poller.register(child.pidfd, select.POLLIN)
+
+    def release_lane(self, lane, token):
+        """After its episode is reaped: drops the requests nobody read, then writes the
+        supervisor's token, which tells it that everything before it came from the old episode."""
+        self.lane_holders.pop(lane, None)
+        sock = self.lanes[lane]
+        try:
+            while sock.recv(1 << 16, socket.MSG_DONTWAIT):
+                pass
+        except (BlockingIOError, InterruptedError):
+            pass
+        except OSError:
+            return
+        try:
+            sock.sendall(bytes.fromhex(token))
+        except (OSError, ValueError):
+            pass
+
     def fork_spare(self, program_id):
         program = self.programs.get(program_id)
         if program is None or program_id in self.spares:
@@ -729,7 +823,7 @@ class Zygote:
         self.fork("spare", self.next_spare_id, limits, {}, program)
         self.spares[program_id] = self.next_spare_id
 
-    def fork(self, kind, child_id, limits, payload, program):
+    def fork(self, kind, child_id, limits, payload, program, lane=None):
         request_read, request_write = os.pipe()
         reply_read, reply_write = os.pipe()
         output_read, output_write = os.pipe()
@@ -738,15 +832,25 @@ class Zygote:
                 fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
             except OSError:
                 pass
+        fds = (request_read, reply_write, output_write)
+        handoff = None
+        if kind == "spare":
+            handoff, spare_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            fds += (spare_end.fileno(),)
+        elif lane is not None:
+            fds = (self.lanes[lane].fileno(), self.lanes[lane].fileno(), output_write)
         gc.freeze()  # the child's collector then leaves the zygote's objects alone: fewer copy-on-write faults
         pid = os.fork()
         if pid == 0:
-            run_child(kind, child_id, (request_read, reply_write, output_write), limits, self.tmp_root, payload, program)
+            run_child(kind, child_id, fds, limits, self.tmp_root, payload, program)
         for fd in (request_read, reply_write, output_write):
             os.close(fd)
+        if handoff is not None:
+            spare_end.close()
         for fd in (reply_read, output_read):
             os.set_blocking(fd, False)
         child = Child(child_id, kind, pid, request_write, reply_read, output_read, limits)
+        child.handoff = handoff
         child.workdir = f"{self.tmp_root}/e{child_id}"
         child.source = payload if kind == "probe" else None
         child.awaiting = kind != "spare"
@@ -755,6 +859,8 @@ class Zygote:
         self.by_fd[output_read] = (child, "output")
         self.poller.register(reply_read, select.POLLIN)
         self.poller.register(output_read, select.POLLIN)
+        if lane is not None:
+            self.take_lane(child, lane)
         return child
 
     def on_output(self, child):
@@ -862,6 +968,10 @@ class Zygote:
         child.reaped = True
         self.drain_output(child)
         self.unwatch(child.reply_fd)
+        if child.pidfd is not None:
+            self.unwatch(child.pidfd)
+        if child.handoff is not None:
+            child.handoff.close()
         try:
             os.close(child.request_fd)
         except OSError:
@@ -886,10 +996,13 @@ class Zygote:
         return {"event": "failed", "kind": "crash", "message": f"environment exited with code {code}", "detail": tail}
 
     def on_exit(self, child):
-        """The reply pipe closed: the child exited (or closed it, and is killed)."""
+        """The reply pipe closed (or, for a lane episode, its pidfd fired): the child exited
+        (or closed the pipe, and is killed). A lane stays held until the supervisor ends the episode."""
         report = self.finish(child, patient=True)
         self.children.pop(child.id, None)
         if child.ending:
+            if child.lane is not None and child.token is not None:
+                self.release_lane(child.lane, child.token["token"])
             if not child.ended_quietly:
                 self.event(child.id, {"event": "ended"})
             return
@@ -902,18 +1015,23 @@ class Zygote:
             self.finished[child.id] = report
             self.event(child.id, report)
 
-    def end(self, child_id, quiet=False):
-        """Kills a child; it is reaped (and "ended" sent) when its reply pipe closes, so the
-        zygote never blocks on a dying process."""
+    def end(self, child_id, quiet=False, token=None):
+        """Kills a child; it is reaped (and "ended" sent) when its reply pipe or pidfd fires, so
+        the zygote never blocks on a dying process. `token` ({"token": hex, "lane": int}) comes
+        with the end of a lane episode: the lane is released with it once the child is reaped."""
         self.finished.pop(child_id, None)
         child = self.children.get(child_id)
         if child is None or child.reaped:
             self.children.pop(child_id, None)
+            lane = token.get("lane") if type(token) is dict else None
+            if type(lane) is int and 0 <= lane < len(self.lanes) and self.lane_holders.get(lane, child_id) == child_id:
+                self.release_lane(lane, token["token"])
             if not quiet:
                 self.event(child_id, {"event": "ended"})
             return
         child.ending = True
         child.ended_quietly = quiet
+        child.token = token if type(token) is dict else child.token
         try:
             os.kill(child.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -932,7 +1050,8 @@ class Zygote:
 
 def main():
     tmp_root = sys.argv[sys.argv.index("--tmp") + 1] if "--tmp" in sys.argv else "/tmp"
-    Zygote(tmp_root).run()
+    lanes = int(sys.argv[sys.argv.index("--lanes") + 1]) if "--lanes" in sys.argv else 0
+    Zygote(tmp_root, lanes).run()
 
 
 if __name__ == "__main__":
