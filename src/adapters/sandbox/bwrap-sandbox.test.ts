@@ -23,11 +23,11 @@ describe("BwrapSandbox jails", () => {
     await Promise.all(sandboxes.map((sandbox) => sandbox.close()));
   });
 
-  it("self-test: seccomp refuses fork, sockets, execve, kill of the parent, setsid, unshare, ptrace, bpf, io_uring; no network, no /etc, no home; rlimits set", async () => {
+  it("self-test: seccomp refuses fork, sockets, execve, kill of the parent, setsid, pidfd_open, memfd_create, mknod, unshare, ptrace, bpf, io_uring; no network, no /etc, no home; rlimits set", async () => {
     const report = await create({ limits: { cpuSeconds: 7 } }).selfTest();
     if ("error" in report) throw new Error(report.error);
     expect(report.seccomp).toBe("active");
-    const syscalls = { fork: true, socket: true, "unix socket": true, execve: true, "kill parent": true, setsid: true };
+    const syscalls = { fork: true, socket: true, "unix socket": true, execve: true, "kill parent": true, setsid: true, "pidfd_open of the parent": true, memfd_create: true, mknod: true };
     const raw = { unshare: true, ptrace: true, bpf: true, io_uring_setup: true }; // probed through ctypes on x86_64 only
     expect(report.blocked).toEqual(arch() === "x64" ? { ...syscalls, ...raw } : syscalls);
     expect(report.network).toBe("isolated");

@@ -147,6 +147,11 @@ export function hostilePrograms(hostHome: string, hostFile: string): HostileProg
     step("block on input()", "forbidden", "input()", { evidence: "builtins.input" }),
     step("ctypes null dereference", "forbidden", "import ctypes\nctypes.string_at(0)", { evidence: "ctypes" }),
     step("raw syscall through ctypes (unshare)", "forbidden", "import ctypes\nctypes.CDLL(None).syscall(272, 0x10000000)", { evidence: "ctypes" }),
+    // calls that raise no audit event: only the seccomp allow-list refuses them (EPERM, so a crash with the traceback)
+    step("kill the zygote through a pidfd", "crash", "signal.pidfd_send_signal(os.pidfd_open(os.getppid()), signal.SIGKILL)", { evidence: "PermissionError" }),
+    step("anonymous memory file (memfd_create)", "crash", "os.write(os.memfd_create('x'), b'y' * 1024)", { evidence: "PermissionError" }),
+    step("create a FIFO (mknod)", "crash", "os.mkfifo('pipe')", { evidence: "PermissionError" }),
+    step("pin itself to a CPU (sched_setaffinity)", "crash", "os.sched_setaffinity(0, {0})", { evidence: "PermissionError" }),
     step(
       "recover os through object.__subclasses__()",
       "forbidden",

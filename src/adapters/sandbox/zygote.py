@@ -200,8 +200,53 @@ def apply_limits(limits):
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+# System calls an episode process may make once its seccomp filter is loaded; everything else
+# fails with EPERM (clone3 with ENOSYS, so that glibc falls back to clone, which is allowed only
+# for threads). What CPython and the standard library need to run environment code: memory,
+# signals, time, files in the episode's directory (the audit hook narrows which paths), reading
+# and writing already open descriptors, polling, futexes and thread bookkeeping, random bytes.
+# Not here, so refused: execve/execveat, fork/vfork, clone of a process, every socket call,
+# io_uring_*, ptrace, process_vm_*, unshare/setns, bpf, perf_event_open, mount/umount2/pivot_root/
+# chroot, keyctl/add_key/request_key, userfaultfd, memfd_create, kexec_*, *init_module, setrlimit,
+# setsid/setpgid, set*id, chown, link/symlink, mknod, personality, seccomp, name_to_handle_at/
+# open_by_handle_at, pidfd_*, chdir, nice/setpriority, sched_set*.
+SECCOMP_ALLOWED = (
+    # memory
+    "brk", "mmap", "munmap", "mremap", "mprotect", "madvise", "msync", "mincore",
+    # descriptors and files
+    "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev", "preadv2", "pwritev2",
+    "lseek", "close", "close_range", "dup", "dup2", "dup3", "fcntl", "flock", "pipe", "pipe2",
+    "open", "openat", "creat", "stat", "fstat", "lstat", "newfstatat", "statx", "statfs", "fstatfs",
+    "access", "faccessat", "faccessat2", "readlink", "readlinkat", "getdents", "getdents64", "getcwd",
+    "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat", "renameat2",
+    "truncate", "ftruncate", "fallocate", "fadvise64", "fsync", "fdatasync", "sendfile", "copy_file_range",
+    "chmod", "fchmod", "fchmodat", "umask", "utime", "utimes", "utimensat", "futimesat",
+    "getxattr", "lgetxattr", "fgetxattr", "listxattr", "llistxattr", "flistxattr",
+    # polling and waiting
+    "poll", "ppoll", "select", "pselect6", "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait",
+    "epoll_pwait", "epoll_pwait2", "futex", "futex_waitv", "sched_yield", "nanosleep", "clock_nanosleep",
+    "pause", "wait4", "waitid",
+    # signals (to itself only: see kill below)
+    "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigpending", "rt_sigsuspend", "rt_sigtimedwait",
+    "sigaltstack", "restart_syscall", "alarm", "setitimer", "getitimer",
+    # time and identity
+    "clock_gettime", "clock_getres", "gettimeofday", "time", "times", "getrusage", "sysinfo", "uname",
+    "getpid", "getppid", "gettid", "getuid", "geteuid", "getgid", "getegid", "getgroups", "getresuid",
+    "getresgid", "getpgrp", "getpgid", "getsid", "getrlimit", "getpriority", "getcpu",
+    "sched_getaffinity", "sched_getparam", "sched_getscheduler", "getrandom",
+    # threads (clone itself: only with CLONE_THREAD, below) and process exit
+    "set_robust_list", "get_robust_list", "set_tid_address", "rseq", "arch_prctl", "membarrier",
+    "exit", "exit_group",
+)
+CLONE_THREAD = 0x00010000
+# ioctls CPython issues on its own: TCGETS and TIOCGWINSZ (isatty, terminal size), FIONREAD,
+# FIONBIO, FIOCLEX/FIONCLEX (os.set_inheritable). TIOCSTI and every other request are refused.
+SECCOMP_IOCTLS = (0x5401, 0x5413, 0x541B, 0x5421, 0x5450, 0x5451)
+PR_SET_NAME, PR_GET_NAME = 15, 16
+
+
 def load_seccomp():
-    """Loads a deny-list seccomp filter (default allow). Returns None or why it is missing."""
+    """Loads the allow-list seccomp filter. Returns None or why it is missing."""
     rules = build_seccomp()
     if type(rules) is str:
         return rules
@@ -210,31 +255,33 @@ def load_seccomp():
 
 
 def build_seccomp():
-    """Builds (without loading) the deny-list filter for this process, or says why it is missing."""
+    """Builds (without loading) the allow-list filter for this process (default EPERM), or says
+    why it is missing. Arguments are checked where a call is safe only in one form: clone only
+    for threads, kill/tkill/tgkill only of this process, prlimit64 only to read, ioctl only the
+    requests in SECCOMP_IOCTLS, prctl only to name a thread."""
     if SECCOMP is None:
         return SECCOMP_ERROR
-    deny = SECCOMP.ERRNO(errno.EPERM)
-    rules = SECCOMP.SyscallFilter(defaction=SECCOMP.ALLOW)
-    for name in [
-        "execve", "execveat", "fork", "vfork", "clone", "socket", "socketpair", "connect", "bind", "listen",
-        "accept", "accept4", "io_uring_setup", "io_uring_enter", "io_uring_register", "ptrace",
-        "process_vm_readv", "process_vm_writev", "unshare", "setns", "bpf", "perf_event_open", "mount",
-        "umount2", "pivot_root", "chroot", "keyctl", "add_key", "request_key", "userfaultfd", "kexec_load",
-        "init_module", "finit_module", "setrlimit", "setsid", "setpgid", "personality",
-    ]:
+    allow = SECCOMP.ALLOW
+    rules = SECCOMP.SyscallFilter(defaction=SECCOMP.ERRNO(errno.EPERM))
+
+    def add(action, name, *args):
         try:
-            rules.add_rule(deny, name)
+            rules.add_rule(action, name, *args)
         except (ValueError, RuntimeError, OSError):
             pass  # not a syscall on this architecture
-    try:
-        rules.add_rule(SECCOMP.ERRNO(errno.ENOSYS), "clone3")  # glibc then falls back to clone, which is denied
-    except (ValueError, RuntimeError, OSError):
-        pass
+
+    for name in SECCOMP_ALLOWED:
+        add(allow, name)
+    add(allow, "clone", SECCOMP.Arg(0, SECCOMP.MASKED_EQ, CLONE_THREAD, CLONE_THREAD))
+    add(SECCOMP.ERRNO(errno.ENOSYS), "clone3")  # glibc then falls back to clone, checked above
     me = os.getpid()
-    for name in ["kill", "tkill", "tgkill"]:
-        rules.add_rule(deny, name, SECCOMP.Arg(0, SECCOMP.NE, me))
-    rules.add_rule(deny, "prlimit64", SECCOMP.Arg(2, SECCOMP.NE, 0))
-    rules.add_rule(deny, "ioctl", SECCOMP.Arg(1, SECCOMP.EQ, 0x5412))  # TIOCSTI
+    for name in ("kill", "tkill", "tgkill"):
+        add(allow, name, SECCOMP.Arg(0, SECCOMP.EQ, me))
+    add(allow, "prlimit64", SECCOMP.Arg(2, SECCOMP.EQ, 0))
+    for request in SECCOMP_IOCTLS:
+        add(allow, "ioctl", SECCOMP.Arg(1, SECCOMP.EQ, request))
+    for option in (PR_SET_NAME, PR_GET_NAME):
+        add(allow, "prctl", SECCOMP.Arg(0, SECCOMP.EQ, option))
     return rules
 
 
@@ -589,6 +636,9 @@ def self_test(limits):
     attempt("execve", lambda: os.execv("/usr/bin/true", ["true"]))
     attempt("kill parent", lambda: os.kill(os.getppid(), 0))
     attempt("setsid", os.setsid)
+    attempt("pidfd_open of the parent", lambda: os.close(os.pidfd_open(os.getppid())))
+    attempt("memfd_create", lambda: os.close(os.memfd_create("probe")))
+    attempt("mknod", lambda: os.mkfifo("probe-fifo"))
     if os.uname().machine == "x86_64":
         import ctypes  # only here: self-test children run no environment code
 
