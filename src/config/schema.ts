@@ -174,6 +174,12 @@ export const ConfigSchema = z
         workers: z.number().int().min(1).max(64).default(1),
         /** A jail is replaced by a fresh one after this many episodes. @default 1000 */
         recycleAfterEpisodes: z.number().int().min(1).default(1000),
+        /** Memory of a whole jail (zygote, spares, live episodes, its /tmp) in its cgroup, MiB; used where cgroups can be created. @default 4096 */
+        jailMemoryMb: z.number().int().min(64).max(1_048_576).default(4096),
+        /** Processes and threads in one jail at once, in its cgroup. @default 256 */
+        jailPids: z.number().int().min(16).max(65_536).default(256),
+        /** CPU of one jail in cores (a CFS quota in its cgroup); 0 = no CPU limit. @default 0 */
+        jailCpus: z.number().min(0).max(1024).default(0),
       })
       .strict()
       .prefault({}),

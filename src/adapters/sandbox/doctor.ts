@@ -1,6 +1,8 @@
-import { accessSync, constants, existsSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { EnvforgeError } from "../../spec/index.js";
 import { BwrapSandbox } from "./bwrap-sandbox.js";
+import { CGROUP_HOW_TO_ENABLE, probeCgroups, type CgroupSupport } from "./cgroup.js";
 import { ProcessSandbox } from "./process-sandbox.js";
 import type { SandboxSelfTest, ZygoteSandbox } from "./zygote-sandbox.js";
 
@@ -14,33 +16,37 @@ export interface ProtectionStatus {
   readonly howToEnable?: string;
 }
 
-function writable(path: string): boolean {
-  try {
-    accessSync(path, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * cgroups: whether every jail gets its own cgroup (memory, pids and, where
+ * writable and configured, cpu limits) on this machine, and how to enable them
+ * when not. `support` is what the sandbox found when it started.
+ */
+export function cgroupStatus(support: CgroupSupport = probeCgroups()): ProtectionStatus {
+  const name = "cgroups (memory, pids, cpu)";
+  if (support.active) return { name, active: true, detail: `${support.detail}; limits: sandbox.jailMemoryMb, sandbox.jailPids, sandbox.jailCpus` };
+  return {
+    name,
+    active: false,
+    detail: `not used: ${support.detail}. Jails run without a cgroup: memory is bounded per episode by RLIMIT_AS/RLIMIT_DATA, new processes by seccomp and the audit hook, CPU by RLIMIT_CPU`,
+    howToEnable: support.howToEnable,
+  };
 }
 
-/**
- * cgroups: envforge does not create cgroups yet (memory is bounded by
- * RLIMIT_AS/RLIMIT_DATA, processes by seccomp, CPU by RLIMIT_CPU); this says
- * whether the machine would let it.
- */
-export function cgroupStatus(): ProtectionStatus {
-  const v2 = existsSync("/sys/fs/cgroup/cgroup.controllers");
-  const v1Memory = existsSync("/sys/fs/cgroup/memory") && writable("/sys/fs/cgroup/memory");
-  const v1Pids = existsSync("/sys/fs/cgroup/pids") && writable("/sys/fs/cgroup/pids");
-  const detail = v2
-    ? `cgroup v2 mounted (${writable("/sys/fs/cgroup") ? "writable" : "not writable"} by this user)`
-    : `cgroup v1: memory ${v1Memory ? "writable" : "not writable"}, pids ${v1Pids ? "writable" : "not writable"}`;
-  return {
-    name: "cgroups (memory, pids, cpu)",
-    active: false,
-    detail: `not used: envforge does not create cgroups yet; ${detail}. Memory is bounded by RLIMIT_AS/RLIMIT_DATA, new processes by seccomp and the audit hook, CPU by RLIMIT_CPU`,
-    howToEnable: "not implemented yet (planned: a delegated cgroup v2 subtree, e.g. systemd-run --user --scope -p Delegate=yes)",
-  };
+/** {@link cgroupStatus} of a sandbox whose self-test jail is live, checked: the jail's pid must be in each of its cgroups. */
+function jailCgroupStatus(sandbox: ZygoteSandbox): ProtectionStatus {
+  const status = cgroupStatus(sandbox.cgroups);
+  if (!status.active) return status;
+  const [pid] = sandbox.jailProcessIds();
+  const directories = sandbox.jailCgroupDirectories();
+  const outside = directories.filter((directory) => {
+    try {
+      return !readFileSync(join(directory, "cgroup.procs"), "utf8").split("\n").includes(String(pid));
+    } catch {
+      return true;
+    }
+  });
+  if (directories.length > 0 && outside.length === 0) return { ...status, detail: `${status.detail}; the self-test jail (pid ${pid}) is in ${directories.join(", ")}` };
+  return { ...status, active: false, detail: `the self-test jail (pid ${pid}) is not in its cgroup (${outside.join(", ") || "none created"})`, howToEnable: CGROUP_HOW_TO_ENABLE };
 }
 
 function fromSelfTest(report: SandboxSelfTest, namespaces: boolean): ProtectionStatus[] {
@@ -109,8 +115,9 @@ export async function diagnoseSandbox(backend: "bwrap" | "process" = "bwrap"): P
       backend === "bwrap"
         ? { name: "namespaces (bubblewrap jail)", active: true, detail: "user, pid, mount, ipc, uts, cgroup and network namespaces unshared; new session; dies with its parent; capabilities dropped" }
         : { name: "namespaces (bubblewrap jail)", active: false, detail: "the process backend has none", howToEnable: "apt-get install -y bubblewrap and use backend bwrap" };
-    if ("error" in report) return [namespaces, { name: "self-test", active: false, detail: report.error }, cgroupStatus()];
-    return [namespaces, ...fromSelfTest(report, backend === "bwrap"), cgroupStatus()];
+    const cgroups = jailCgroupStatus(sandbox);
+    if ("error" in report) return [namespaces, { name: "self-test", active: false, detail: report.error }, cgroups];
+    return [namespaces, ...fromSelfTest(report, backend === "bwrap"), cgroups];
   } finally {
     await sandbox.close();
   }

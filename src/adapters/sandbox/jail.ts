@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Duplex } from "node:stream";
 import type { SandboxFailureKind } from "../../spec/index.js";
+import type { JailCgroup } from "./cgroup.js";
 import { encodeEnvelope, EnvelopeDecoder } from "./frames.js";
 import { Lane, type LaneEvent } from "./lane.js";
 
@@ -34,6 +35,8 @@ export interface JailChannels {
   readonly maxFrameBytes?: number;
   /** Direct lanes between the supervisor and episode processes (see {@link Lane}). @default 0 */
   readonly lanes?: number;
+  /** The jail's cgroup: the jail starts inside it, and it is removed once the jail has exited. @default none */
+  readonly cgroup?: JailCgroup;
 }
 
 /**
@@ -54,6 +57,8 @@ export class Jail {
   private readonly endings = new Map<number, () => void>();
   private stderrTail = "";
   private exitPromise: Promise<void>;
+  private readonly cgroup: JailCgroup | undefined;
+  private oomKillsSeen = 0;
   /** Episodes started in this jail (for recycling). */
   episodesStarted = 0;
   /** True once the zygote exited or was killed. */
@@ -64,9 +69,11 @@ export class Jail {
   constructor(command: ZygoteCommand, channels: JailChannels) {
     this.decoder = new EnvelopeDecoder(channels.maxEnvelopeBytes);
     const lanes = Math.max(0, channels.lanes ?? 0);
-    const args = lanes > 0 ? [...command.args, "--lanes", String(lanes)] : [...command.args];
+    const laned = lanes > 0 ? { ...command, args: [...command.args, "--lanes", String(lanes)] } : command;
+    this.cgroup = channels.cgroup;
+    const started = this.cgroup ? this.cgroup.wrap(laned) : laned;
     const stdio: "pipe"[] = Array.from({ length: 3 + lanes }, () => "pipe");
-    this.process = spawn(command.command, args, { stdio, detached: true, env: { ...command.env } });
+    this.process = spawn(started.command, [...started.args], { stdio, detached: true, env: { ...started.env } });
     this.lanes = Array.from(
       { length: lanes },
       (_, index) => new Lane(index, this.process.stdio[3 + index] as Duplex, channels.maxFrameBytes ?? channels.maxEnvelopeBytes, (id, event) => this.onLane(id, event)),
@@ -76,10 +83,12 @@ export class Jail {
       this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-4000);
     });
     this.process.stdin?.on("error", () => undefined);
-    this.exitPromise = new Promise((resolve) => {
+    const exited = new Promise<void>((resolve) => {
       this.process.on("exit", () => resolve());
       this.process.on("error", () => resolve());
     });
+    const cgroup = this.cgroup;
+    this.exitPromise = cgroup ? exited.then(async () => void (await cgroup.removeWhenEmpty())) : exited;
     this.process.on("exit", (code, signal) => this.onDeath(`sandbox jail exited (${signal ?? `code ${code}`})`));
     this.process.on("error", (error) => this.onDeath(`sandbox jail failed to start: ${error.message}`));
   }
@@ -87,6 +96,11 @@ export class Jail {
   /** Process id of the jail's outermost process (bwrap or the zygote). */
   get pid(): number | undefined {
     return this.process.pid;
+  }
+
+  /** Directories of the jail's cgroup (empty without one). */
+  get cgroupDirectories(): readonly string[] {
+    return this.cgroup?.directories ?? [];
   }
 
   /** Number of children with a listener (live probes and episodes). */
@@ -225,8 +239,16 @@ export class Jail {
       this.endings.delete(id);
       resolve?.();
     } else if (event.event === "failed") {
-      const kind = typeof event.kind === "string" && FAILURE_KINDS.has(event.kind) ? (event.kind as SandboxFailureKind) : "crash";
-      const message = typeof event.message === "string" ? event.message : "environment failed";
+      let kind = typeof event.kind === "string" && FAILURE_KINDS.has(event.kind) ? (event.kind as SandboxFailureKind) : "crash";
+      let message = typeof event.message === "string" ? event.message : "environment failed";
+      if (kind === "crash" && message.includes("SIGKILL") && this.cgroup) {
+        const oomKills = this.cgroup.oomKills();
+        if (oomKills > this.oomKillsSeen) {
+          kind = "memory_limit";
+          message = `the jail's cgroup memory limit of ${this.cgroup.memoryBytes} bytes was reached (the kernel killed the episode)`;
+        }
+        this.oomKillsSeen = oomKills;
+      }
       const detail = typeof event.detail === "string" && event.detail !== "" ? event.detail : undefined;
       this.listeners.get(id)?.({ kind: "failed", failure: detail === undefined ? { kind, message } : { kind, message, detail } });
     }

@@ -31,6 +31,12 @@ export interface SandboxLimits {
   readonly tmpBytes: number;
   /** Refuse to run episodes when the seccomp filter cannot be loaded. @default false */
   readonly requireSeccomp: boolean;
+  /** Memory of a whole jail (zygote, spares, episodes, its `/tmp`) in its cgroup, bytes; applies where cgroups can be created. @default 4 GiB */
+  readonly jailMemoryBytes: number;
+  /** Processes and threads in a jail at once, in its cgroup. @default 256 */
+  readonly jailPids: number;
+  /** CPU of a jail in cores (a CFS quota in its cgroup); 0 = no CPU limit. @default 0 */
+  readonly jailCpus: number;
 }
 
 /** Default {@link SandboxLimits}. */
@@ -49,6 +55,9 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   maxRequestBytes: 1024 * 1024,
   tmpBytes: 64 * 1024 * 1024,
   requireSeccomp: false,
+  jailMemoryBytes: 4 * 1024 * 1024 * 1024,
+  jailPids: 256,
+  jailCpus: 0,
 };
 
 /** The limits the zygote reads from every load/start request (its own field names). */

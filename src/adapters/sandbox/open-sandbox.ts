@@ -14,6 +14,12 @@ export interface SandboxSettings {
   readonly cpuSeconds: number;
   readonly workers: number;
   readonly recycleAfterEpisodes: number;
+  /** MiB per jail (cgroup) */
+  readonly jailMemoryMb: number;
+  /** processes and threads per jail (cgroup) */
+  readonly jailPids: number;
+  /** cores per jail (cgroup); 0 = no CPU limit */
+  readonly jailCpus: number;
 }
 
 /**
@@ -22,7 +28,14 @@ export interface SandboxSettings {
  */
 export function openSandbox(settings: SandboxSettings, warn?: (message: string) => void): Sandbox {
   const common = {
-    limits: { callTimeoutMs: settings.callTimeoutMs, memoryBytes: settings.memoryMb * 1024 * 1024, cpuSeconds: settings.cpuSeconds },
+    limits: {
+      callTimeoutMs: settings.callTimeoutMs,
+      memoryBytes: settings.memoryMb * 1024 * 1024,
+      cpuSeconds: settings.cpuSeconds,
+      jailMemoryBytes: settings.jailMemoryMb * 1024 * 1024,
+      jailPids: settings.jailPids,
+      jailCpus: settings.jailCpus,
+    },
     workers: settings.workers,
     recycleAfterEpisodes: settings.recycleAfterEpisodes,
   };

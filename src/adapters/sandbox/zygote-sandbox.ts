@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type { EnvProgram, EnvSession, Sandbox, SandboxOutcome } from "../../spec/index.js";
+import { JailCgroup, probeCgroups, type CgroupSupport } from "./cgroup.js";
 import { Jail, type ZygoteCommand } from "./jail.js";
 import { DEFAULT_SANDBOX_LIMITS, zygoteLimits, type SandboxLimits } from "./limits.js";
 import { ZygoteSession, type JailSource } from "./zygote-session.js";
@@ -45,6 +46,13 @@ export interface ZygoteSandboxOptions {
    * @default {@link LANES_PER_JAIL}
    */
   readonly lanes?: number;
+  /**
+   * Put every jail in its own cgroup with the `jailMemoryBytes`, `jailPids` and
+   * `jailCpus` limits where this machine lets the supervisor create cgroups; where
+   * it does not, jails run without one and {@link ZygoteSandbox.cgroups} says why.
+   * @default true
+   */
+  readonly cgroups?: boolean;
 }
 
 /**
@@ -72,6 +80,11 @@ export class ZygoteSandbox implements Sandbox {
   private readonly workers: number;
   private readonly recycleAfterEpisodes: number;
   private readonly lanes: number;
+  /**
+   * Whether jails get their own cgroup, and why not when they do not (cgroups
+   * disabled by option, not writable here, or the last creation failed).
+   */
+  cgroups: CgroupSupport;
   private readonly slots: (Jail | null)[];
   private readonly retiring = new Set<Jail>();
   private readonly sessions = new Set<ZygoteSession>();
@@ -87,6 +100,10 @@ export class ZygoteSandbox implements Sandbox {
     this.workers = Math.max(1, options.workers ?? 1);
     this.recycleAfterEpisodes = Math.max(1, options.recycleAfterEpisodes ?? 1000);
     this.lanes = Math.max(0, options.lanes ?? LANES_PER_JAIL);
+    this.cgroups =
+      options.cgroups === false
+        ? { active: false, detail: "disabled by the caller (cgroups: false)", howToEnable: "leave the cgroups option at its default (true)" }
+        : probeCgroups();
     this.slots = Array.from({ length: this.workers }, () => null);
   }
 
@@ -157,10 +174,29 @@ export class ZygoteSandbox implements Sandbox {
     const current = this.slots[slot];
     if (current && !current.retired) return current;
     if (current) this.retiring.add(current);
-    const jail = new Jail(this.launcher.command(), { maxEnvelopeBytes: this.limits.maxFrameBytes + 64 * 1024, maxFrameBytes: this.limits.maxFrameBytes, lanes: this.lanes });
+    const jail = new Jail(this.launcher.command(), {
+      maxEnvelopeBytes: this.limits.maxFrameBytes + 64 * 1024,
+      maxFrameBytes: this.limits.maxFrameBytes,
+      lanes: this.lanes,
+      ...this.jailCgroup(),
+    });
     this.slots[slot] = jail;
     this.closeIdleRetired();
     return jail;
+  }
+
+  /** A cgroup for a new jail where cgroups are active; a failure to create one is reported in {@link cgroups}. */
+  private jailCgroup(): { cgroup?: JailCgroup } {
+    if (!this.cgroups.active) return {};
+    const cgroup = JailCgroup.create(this.cgroups, { memoryBytes: this.limits.jailMemoryBytes, pids: this.limits.jailPids, cpus: this.limits.jailCpus });
+    if (cgroup instanceof JailCgroup) return { cgroup };
+    this.cgroups = { active: false, detail: cgroup.error, howToEnable: "check that the cgroup hierarchies are writable and not full" };
+    return {};
+  }
+
+  /** Directories of the live jails' cgroups (for diagnostics and tests). */
+  jailCgroupDirectories(): string[] {
+    return [...this.slots, ...this.retiring].flatMap((jail) => (jail && !jail.dead ? jail.cgroupDirectories : []));
   }
 
   /** Retired jails close once no episode of theirs is live. */
