@@ -91,6 +91,25 @@ except ImportError as error:
 finally:
     sys.path.remove("/usr/lib/python3/dist-packages")
 
+def capture_prctl():
+    """libc's prctl, captured once at start-up for the episode children (parent-death signal);
+    ctypes is then dropped from sys.modules, so that environment code cannot import it without
+    the audit hook seeing the import, and every call through ctypes raises an audit event."""
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong)
+    except (ImportError, OSError, AttributeError):
+        prctl = None
+    for name in [name for name in sys.modules if name in ("ctypes", "_ctypes") or name.startswith("ctypes.")]:
+        del sys.modules[name]
+    return prctl
+
+
+PRCTL = capture_prctl()
+PR_SET_PDEATHSIG = 1
+ZYGOTE_PID = os.getpid()
 STDLIB_DIR = os.path.dirname(os.__file__)
 ZYGOTE_FILE = os.path.abspath(__file__)  # tracebacks read it
 ENVELOPE = struct.Struct(">IIB")
@@ -453,7 +472,12 @@ def send_reply(reply, limits, _encode=ENCODE, _pack=NONCE.pack, _write=os.write,
 
 def prepare_child(child_id, fds, limits, tmp_root):
     """First thing in a fresh child: only its own pipes survive (requests on fd 3, replies on
-    fd 4, a spare's hand-off socket on fd 5), then limits and the work directory."""
+    fd 4, a spare's hand-off socket on fd 5), then limits and the work directory. The child is
+    killed with SIGKILL when the zygote dies (the process backend has no pid namespace to do it)."""
+    if PRCTL is not None:
+        PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != ZYGOTE_PID:
+        os._exit(1)  # the zygote died before the signal was armed
     moved = [fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in fds]
     null = os.open("/dev/null", os.O_RDONLY)
     os.dup2(null, 0)
