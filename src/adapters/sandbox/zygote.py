@@ -23,9 +23,10 @@ Wire format with the supervisor (stdin / stdout), all integers big-endian:
     envelope = u32 length | u32 id | u8 type | payload     (length counts id, type and payload)
 Supervisor -> zygote types:
     b"L" load program `id`:   {"env": str, "oracle": str | null, "limits": {...}}
-    b"S" start episode `id`:  {"program": int, "seed": int, "limits": {...}}
+    b"S" start episode `id`:  {"program": int, "seed": int, "limits": {...}, "lane"?: int, "nonce"?: int}
     b"R" request to episode `id`: raw JSON ({"op": "step", "action": str} or {"op": "oracle", "observation": str})
-    b"K" end episode `id` (kill, reap, clean its directory; answered by an "ended" event)
+    b"K" end episode `id` (kill, reap, clean its directory; answered by an "ended" event);
+         payload {"lane": int, "token": hex} for a lane episode (see Lanes), else empty
     b"U" forget program `id`
     b"T" self-test `id`:      {"limits": {...}}  (reports which protections a child really gets)
 Zygote -> supervisor types:
@@ -36,6 +37,15 @@ Child <-> zygote: u32 length | u32 number | JSON, requests on fd 3, replies on f
 for, ends the episode as a protocol violation); the
 child's stdout and stderr (fds 1, 2) go to a capped pipe whose tail is kept
 for crash reports; stdin is /dev/null.
+
+Lanes (`--lanes N`): the supervisor passes N sockets as fds 3 .. 3 + N - 1. A start request
+naming lane k gives that socket to the episode as both fd 3 and fd 4 (a fresh fork inherits it; a
+spare receives it with SCM_RIGHTS on its hand-off socket), so the episode reads requests from and
+writes replies to the supervisor directly, numbered by the supervisor (the reset reply repeats the
+start request's "nonce"). The zygote then watches the episode's exit through a pidfd and never
+touches the lane until the supervisor's K: once the episode is reaped it drops the requests nobody
+read and writes the K's token to the lane, which tells the supervisor that every byte before it
+belongs to the ended episode.
 """
 
 import errno
