@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -87,8 +88,13 @@ describe("jail cgroups on this machine", () => {
       expect(bomb.kind !== "ok" && bomb.message).toContain("cgroup memory limit");
       expect((await session.value.reset(2)).kind).toBe("ok");
       expect((await session.value.step("calm")).kind).toBe("ok");
+      // a process left inside the jail's cgroup (as an escaped episode would be) is killed when the jail goes
+      const straggler = spawn("sleep", ["60"], { stdio: "ignore" });
+      const exited = new Promise((resolve) => straggler.on("exit", (_code, signal) => resolve(signal)));
+      for (const directory of directories) writeFileSync(join(directory, "cgroup.procs"), String(straggler.pid));
       await session.value.close();
       await sandbox.close();
+      expect(await exited).toBe("SIGKILL");
       for (const directory of directories) expect(existsSync(directory)).toBe(false);
     } finally {
       await sandbox.close();

@@ -192,17 +192,42 @@ export class JailCgroup {
   }
 
   /**
-   * Removes the cgroup's directories; call once the jail has exited. A
+   * Removes the cgroup's directories; call once the jail has exited. Any
+   * process still inside belongs to the dead jail and is killed (SIGKILL); a
    * directory that still holds exiting processes is retried for up to a second.
    * @returns the directories that could not be removed (empty when all were)
    */
   async removeWhenEmpty(): Promise<string[]> {
     for (let attempt = 0; attempt < 50; attempt += 1) {
+      this.killMembers();
       const left = this.remove();
       if (left.length === 0) return [];
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     return this.remove();
+  }
+
+  /** The pids in the cgroup's `cgroup.procs` files. */
+  members(): number[] {
+    const pids = new Set<number>();
+    for (const file of this.procsFiles) {
+      try {
+        for (const line of readFileSync(file, "utf8").split("\n")) if (/^\d+$/.test(line)) pids.add(Number(line));
+      } catch {
+        // already removed
+      }
+    }
+    return [...pids];
+  }
+
+  private killMembers(): void {
+    for (const pid of this.members()) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // exited meanwhile
+      }
+    }
   }
 
   private remove(): string[] {
