@@ -220,8 +220,9 @@ export class ZygoteSession implements EnvSession {
     } catch (error) {
       return this.fail(episode, { kind: "protocol_violation", message: `reply is not JSON: ${(error as Error).message}` });
     }
-    const failure = FailureReply.safeParse(frame);
-    if (failure.success) {
+    // only a frame with ok: false can be a failure report (saves a schema pass on every ok reply)
+    const failure = typeof frame === "object" && frame !== null && (frame as { ok?: unknown }).ok === false ? FailureReply.safeParse(frame) : null;
+    if (failure?.success) {
       const { kind, message: text, detail } = failure.data;
       return this.fail(episode, detail === undefined || detail === "" ? { kind, message: text } : { kind, message: text, detail });
     }
