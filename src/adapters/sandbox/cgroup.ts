@@ -128,7 +128,10 @@ export class JailCgroup {
   static create(support: Extract<CgroupSupport, { active: true }>, limits: CgroupLimits): JailCgroup | { readonly error: string } {
     created += 1;
     const name = `envforge-${process.pid}-${created}`;
-    const directories = [...new Set(Object.values(support.parents))].map((parent) => join(parent, name));
+    // the cpu hierarchy only with a quota: a CFS group would otherwise weigh the whole jail like one
+    // process against everything else on the machine, starving it under load
+    const parents = [support.parents.memory, support.parents.pids, ...(limits.cpus > 0 ? [support.parents.cpu] : [])];
+    const directories = [...new Set(parents.filter((parent): parent is string => parent !== undefined))].map((parent) => join(parent, name));
     const cgroup = new JailCgroup(support, directories, limits.memoryBytes);
     try {
       for (const directory of directories) mkdirSync(directory);
