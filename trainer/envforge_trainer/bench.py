@@ -1,9 +1,18 @@
-"""Benchmark of one training step: ``python -m envforge_trainer.bench --model PATH``.
+"""Benchmark of one Solver step's trainer work: ``python -m envforge_trainer.bench --model PATH``.
 
-Builds ``--datums`` random datums of ``--tokens`` tokens each (the last ``--policy-tokens``
-of each carry advantages, as a Solver episode's action tokens would), then times
-``forward_backward`` (PPO) + ``optim_step`` for ``--steps`` steps and prints seconds per
-step, tokens per second and the process's peak resident memory.
+Training: builds ``--datums`` random datums of ``--tokens`` tokens each (the last
+``--policy-tokens`` of each carry weight 1 and advantages, as a Solver episode's action
+tokens would), then times ``forward_backward`` (PPO) + ``optim_step`` for ``--steps``
+steps and prints seconds per step and training tokens per second.
+
+Sampling: times ``--samples`` calls of the sampler (through a published adapter, as the
+Solver samples) on a random ``--sample-prompt-tokens``-token prompt with
+``--sample-new-tokens`` new tokens (stop tokens ignored, so every call generates them all)
+and prints generated tokens per second. ``--samples 0`` skips it.
+
+The defaults are the quick-start Solver step: 12 episodes of about 800 tokens with 200
+action tokens each, prompts of about 400 tokens and 48 new tokens per turn. Finally the
+process's peak resident memory is printed.
 """
 
 from __future__ import annotations
@@ -29,15 +38,28 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2)
     parser.add_argument("--rank", type=int, default=8)
     parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--samples", type=int, default=3)
+    parser.add_argument("--sample-prompt-tokens", type=int, default=400)
+    parser.add_argument("--sample-new-tokens", type=int, default=48)
     args = parser.parse_args()
     if args.threads > 0:
         torch.set_num_threads(args.threads)
+    print(f"torch threads: {torch.get_num_threads()}", flush=True)
     started = time.perf_counter()
     engine = Engine(load_base_model(args.model), Path(tempfile.mkdtemp()))
     engine.create_model("bench", args.rank, 0)
     print(f"load: {time.perf_counter() - started:.1f} s", flush=True)
     generator = torch.Generator().manual_seed(0)
     limit = min(engine.vocab_size, 20_000)
+    if args.steps > 0:
+        _bench_training(engine, args, generator, limit)
+    if args.samples > 0:
+        _bench_sampling(engine, args, generator, limit)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak resident memory: {peak:.0f} MiB")
+
+
+def _bench_training(engine: Engine, args: argparse.Namespace, generator: torch.Generator, limit: int) -> None:
     data = []
     for _ in range(args.datums):
         tokens = torch.randint(3, limit, (args.tokens,), generator=generator).tolist()
@@ -53,11 +75,30 @@ def main() -> None:
         end = time.perf_counter()
         print(
             f"step {step}: {end - begin:.1f} s (forward_backward {middle - begin:.1f} s, optim_step {end - middle:.2f} s), "
-            f"{total_tokens} tokens, {total_tokens / (end - begin):.0f} tokens/s, loss {result['metrics']['loss:sum']:.3f}",
+            f"{args.datums} datums x {args.tokens} tokens, {total_tokens / (end - begin):.0f} training tokens/s, "
+            f"loss {result['metrics']['loss:sum']:.3f}",
             flush=True,
         )
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak resident memory: {peak:.0f} MiB")
+
+
+def _bench_sampling(engine: Engine, args: argparse.Namespace, generator: torch.Generator, limit: int) -> None:
+    begin = time.perf_counter()
+    path = engine.save_weights_for_sampler("bench", "bench")["path"]
+    print(f"publish weights: {time.perf_counter() - begin:.2f} s", flush=True)
+    prompt = torch.randint(3, limit, (args.sample_prompt_tokens,), generator=generator).tolist()
+    # a throughput figure needs full-length generations: the benchmark's engine stops at no token
+    engine._eos_ids = lambda: []  # noqa: SLF001
+    params = {"max_tokens": args.sample_new_tokens, "temperature": 1.0, "seed": 0}
+    for call in range(1, args.samples + 1):
+        begin = time.perf_counter()
+        result = engine.sample(path, prompt, params, 1, False)
+        elapsed = time.perf_counter() - begin
+        generated = len(result["sequences"][0]["tokens"])
+        print(
+            f"sample {call}: {elapsed:.2f} s for a {len(prompt)}-token prompt and {generated} new tokens, "
+            f"{generated / elapsed:.1f} sampled tokens/s",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
-import torch.nn.functional as functional
 from peft import LoraConfig, PeftModel, get_peft_model, get_peft_model_state_dict, set_peft_model_state_dict
 
 from .losses import LOSS_REDUCTION, SUPPORTED_LOSS_FNS, token_loss
 from .model_loading import BaseModel
+from .target_logprobs import LogprobHead
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,255}$")
 SAMPLER_ADAPTER = "sampler"
@@ -54,6 +54,7 @@ class Engine:
         self.models: dict[str, TrainingState] = {}
         self.sampler_loaded: str | None = None
         self.vocab_size = int(base.model.get_input_embeddings().weight.shape[0])
+        self.head = LogprobHead.for_model(base.model)
 
     # ---- models -------------------------------------------------------------------
 
@@ -100,24 +101,34 @@ class Engine:
         self.peft.train(backward)
         outputs, total, clipped, weighted, drift = [], 0.0, 0, 0.0, 0.0
         for datum in data:
+            size = len(datum.target_tokens)
+            targets = torch.tensor(datum.target_tokens)
+            weights = _tensor(datum.weights, size, fill=1.0)
+            # only tokens with a nonzero weight enter the loss: the LM head runs with gradients there alone
+            in_loss = weights != 0
             with torch.set_grad_enabled(backward):
-                learner = self._logprobs(datum.tokens, datum.target_tokens)
-                size = len(datum.target_tokens)
+                hidden = self.head.hidden(datum.tokens)
+                selected = self.head.logprobs(hidden[in_loss], targets[in_loss])
                 terms = token_loss(
                     loss_fn,
-                    learner,
-                    _tensor(datum.logprobs, size),
-                    _tensor(datum.advantages, size),
-                    _tensor(datum.weights, size, fill=1.0),
+                    selected,
+                    _tensor(datum.logprobs, size)[in_loss],
+                    _tensor(datum.advantages, size)[in_loss],
+                    weights[in_loss],
                     config,
                 )
-                if backward:
+                if backward and terms.loss.requires_grad:
                     terms.loss.backward()
             total += float(terms.loss.detach())
             clipped += terms.clipped_tokens
             weighted += terms.weighted_tokens
             drift += terms.sampler_minus_learner
-            values = learner.detach().tolist()
+            # the Tinker API returns the learner's logprob of every target token; the rest need no gradient
+            learner = torch.zeros(size)
+            learner[in_loss] = selected.detach()
+            with torch.no_grad():
+                learner[~in_loss] = self.head.logprobs(hidden.detach()[~in_loss], targets[~in_loss])
+            values = learner.tolist()
             outputs.append({"logprobs": {"data": values, "dtype": "float32", "shape": [len(values)]}})
         metrics = {
             "loss:sum": total,
@@ -140,10 +151,6 @@ class Engine:
         for token in (*datum.tokens, *datum.target_tokens):
             if not 0 <= token < self.vocab_size:
                 raise UserError(f"datum {index}: token id {token} outside the vocabulary (size {self.vocab_size})")
-
-    def _logprobs(self, tokens: list[int], targets: list[int]) -> torch.Tensor:
-        logits = self.peft(input_ids=torch.tensor([tokens])).logits[0]
-        return -functional.cross_entropy(logits.float(), torch.tensor(targets), reduction="none")
 
     # ---- optimiser ----------------------------------------------------------------
 
@@ -224,10 +231,10 @@ class Engine:
             if isinstance(model, PeftModel) and model_path is None:
                 with model.disable_adapter():
                     sequences = [self._generate(model, ids, params, index) for index in range(num_samples)]
-                    prompt_values = self._prompt_logprobs(model, prompt) if prompt_logprobs else None
+                    prompt_values = self._prompt_logprobs(prompt) if prompt_logprobs else None
             else:
                 sequences = [self._generate(model, ids, params, index) for index in range(num_samples)]
-                prompt_values = self._prompt_logprobs(model, prompt) if prompt_logprobs else None
+                prompt_values = self._prompt_logprobs(prompt) if prompt_logprobs else None
         return {"type": "sample", "sequences": sequences, "prompt_logprobs": prompt_values}
 
     def _sampling_model(self, model_path: str | None) -> Any:
@@ -277,9 +284,8 @@ class Engine:
         stopped = len(tokens) < int(params["max_tokens"]) or (tokens and tokens[-1] in eos)
         return {"tokens": tokens, "logprobs": logprobs, "stop_reason": "stop" if stopped else "length"}
 
-    def _prompt_logprobs(self, model: Any, prompt: list[int]) -> list[float | None]:
-        logits = model(input_ids=torch.tensor([prompt])).logits[0].float()
-        values = -functional.cross_entropy(logits[:-1], torch.tensor(prompt[1:]), reduction="none")
+    def _prompt_logprobs(self, prompt: list[int]) -> list[float | None]:
+        values = self.head.logprobs(self.head.hidden(prompt)[:-1], torch.tensor(prompt[1:]))
         return [None, *values.tolist()]
 
     def _eos_ids(self) -> list[int]:
