@@ -71,6 +71,15 @@ export class CheckpointingTrainer implements Trainer {
     makeDirectory(dirname(options.metricsPath));
   }
 
+  get policyVersion(): number {
+    return this.inner.policyVersion;
+  }
+
+  /** The inner client's gradient-free forward pass. */
+  forward(datums: readonly Datum[], loss: LossConfig): Promise<ForwardBackwardResult> {
+    return this.inner.forward(datums, loss);
+  }
+
   async forwardBackward(datums: readonly Datum[], loss: LossConfig): Promise<ForwardBackwardResult> {
     const started = this.clock();
     const result = await this.inner.forwardBackward(datums, loss);

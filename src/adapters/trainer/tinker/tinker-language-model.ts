@@ -80,6 +80,7 @@ export class TinkerLanguageModel implements LanguageModel {
         text: await this.tokenizer.decode(sequence.tokens),
         tokens: sequence.tokens,
         logprobs: sequence.logprobs,
+        promptTokens,
         finishReason: sequence.stopReason,
       };
     } catch (error) {
