@@ -1,11 +1,13 @@
 import type { Config } from "../../config/index.js";
-import type { CorpusDocument, EpisodeRecord, LanguageModel, RoundReport, Sandbox, Store, Trainer } from "../../spec/index.js";
+import type { CorpusDocument, Datum, EpisodeRecord, LanguageModel, RoundReport, Sandbox, Store, Trainer } from "../../spec/index.js";
+import { lossConfig } from "../advantages/index.js";
 import type { AdmissionGate, AdmissionResources } from "../admission/index.js";
 import { frontierPool } from "../evolution/frontier-scheduler.js";
 import { EMPTY_LEARNING_POTENTIAL, type LearningPotentialState } from "../rewards/index.js";
 import { seededRandom } from "../rollout/index.js";
 import { playWithAndWithoutHint } from "./calibrate.js";
-import { planStep } from "./coevolution.js";
+import { planStep, type PendingDesignerDatums } from "./coevolution.js";
+import { ensureProbeBaseline, measureProbe } from "./logprob-probe.js";
 import { runDesignStep } from "./design-step.js";
 import type { ProgressListener } from "./progress.js";
 import { buildRoundReport } from "./round-report.js";
@@ -14,6 +16,10 @@ import { runTrainingStep } from "./training-step.js";
 
 /** Store metadata key of the learning-potential averages (reward mode `learning-potential`). */
 export const LEARNING_POTENTIAL_META = "learningPotential";
+/** Store metadata key of the Designer datums waiting for their delayed update. */
+export const PENDING_DESIGNER_META = "pendingDesignerDatums";
+/** Store metadata key prefix of a round's training step: `{ before }`, the policy version before it. */
+export const TRAINING_STEP_META = "trainingStep/";
 
 /** Everything a round works with; time is injected for exact tests. */
 export interface RoundDependencies {
@@ -27,6 +33,8 @@ export interface RoundDependencies {
   /** Run-long admission resources (source inspector, fingerprint cache, benchmark texts, rubric). */
   readonly admission: AdmissionResources;
   readonly progress: ProgressListener;
+  /** Fixed datum whose learner logprobs are measured before the first step and after each (none: no probe). */
+  readonly probe?: Datum;
   /** @default () => new Date() */
   readonly now?: () => Date;
 }
@@ -47,7 +55,8 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
   const now = deps.now ?? (() => new Date());
   const started = now().getTime();
   const record = store.beginRound(round);
-  const policyVersion = 0;
+  // the version the policy samples with this round (the trainer's current one)
+  const policyVersion = deps.trainer.policyVersion;
 
   if (!record.solverPhaseDone) {
     const random = seededRandom(deriveSeed(config.seed, round, "solver"));
@@ -113,9 +122,34 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
 
   const designs = store.listDesigns(round);
   const episodes = store.listEpisodes(round);
-  const training = await runTrainingStep(round, episodes, designs, store.listEnvironments(), config, deps.trainer);
+  const loss = lossConfig(config.advantages);
+  if (deps.probe !== undefined) await ensureProbeBaseline(deps.trainer, deps.probe, loss, store);
+  // a run killed after this step's update was checkpointed must not apply it twice
+  const stepKey = `${TRAINING_STEP_META}${round}`;
+  const marker = store.getMeta(stepKey) as { before: number } | undefined;
+  if (marker === undefined) store.setMeta(stepKey, { before: deps.trainer.policyVersion });
+  const apply = marker === undefined || deps.trainer.policyVersion <= marker.before;
+  if (!apply) progress.notice?.(`round ${round}: the training step is already in the restored checkpoint (policy version ${deps.trainer.policyVersion}), not applying it again`);
+  progress.phaseStarted?.(round, "training", 1);
+  const training = await runTrainingStep({
+    step: round,
+    episodes,
+    designs,
+    memory: store.listEnvironments(),
+    config,
+    trainer: deps.trainer,
+    pendingDesigner: (store.getMeta(PENDING_DESIGNER_META) as PendingDesignerDatums | undefined) ?? {},
+    apply,
+  });
+  store.setMeta(PENDING_DESIGNER_META, training.pendingDesigner);
+  const probe = deps.probe === undefined ? null : await measureProbe(deps.trainer, deps.probe, loss, store);
+  progress.unitDone?.(
+    round,
+    "training",
+    `policy version ${training.policyVersion}, ${training.datums} datums` + (probe === null ? "" : `, probe Δlogprob/token ${probe.deltaFromStart.toFixed(4)}`),
+  );
   const report = buildRoundReport(round, designs, episodes, {
-    trainer: { name: deps.trainer.name, policyVersion: training.policyVersion, datums: training.datums },
+    trainer: { name: deps.trainer.name, policyVersion: training.policyVersion, datums: training.datums, ...(probe === null ? {} : { probe }) },
     diagnostics: training.diagnostics,
     seconds: Math.round((now().getTime() - started) / 100) / 10,
   });
