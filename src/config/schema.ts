@@ -297,9 +297,16 @@ export const ConfigSchema = z
          * Training backend: `noop` computes nothing; `reference` starts the CPU reference trainer
          * (`trainer/`, Tinker API) on the embedded model; `tinker` speaks the Tinker API at `trainer.url`
          * (hosted Tinker, SkyRL's Tinker server, or a reference trainer started with `envforge trainer up`).
-         * @default "noop"
+         * With `reference` and `tinker` the Solver and the Designer sample from the trained policy through
+         * the trainer's sampler (the model named by `model.spec` is then not loaded).
+         * @default "reference"
          */
-        backend: z.enum(["noop", "reference", "tinker"]).default("noop"),
+        backend: z.enum(["noop", "reference", "tinker"]).default("reference"),
+        /**
+         * Model the `reference` trainer loads: null = the run's GGUF model (`model.spec` embedded or a `.gguf`
+         * path); else a `.gguf` file, a Hugging Face model folder, or `tiny-random` (tests only). @default null
+         */
+        model: z.string().min(1).nullable().default(null),
         /** Server root of the `tinker` backend, e.g. `http://127.0.0.1:8765`. @default null */
         url: z.string().url().nullable().default(null),
         /** Environment variable that holds the Tinker API key (none sent when unset). @default "TINKER_API_KEY" */

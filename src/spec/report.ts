@@ -38,4 +38,6 @@ export interface RoundReport {
   readonly errors: Readonly<Record<string, number>>;
   /** Wall-clock duration in seconds. */
   readonly seconds: number;
+  /** Wall-clock seconds per phase (a phase skipped on resume counts 0). */
+  readonly phaseSeconds?: { readonly solver: number; readonly designer: number; readonly training: number };
 }

@@ -58,6 +58,7 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
   // the version the policy samples with this round (the trainer's current one)
   const policyVersion = deps.trainer.policyVersion;
 
+  const seconds = (from: number) => Math.round((now().getTime() - from) / 100) / 10;
   if (!record.solverPhaseDone) {
     const random = seededRandom(deriveSeed(config.seed, round, "solver"));
     const pool =
@@ -86,6 +87,8 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
     progress.notice?.(`round ${round}: solver phase already stored, skipping it`);
   }
 
+  const solverSeconds = seconds(started);
+  const designerStarted = now().getTime();
   const done = new Set(store.listDesigns(round).map((design) => design.index));
   let learningPotential = (store.getMeta(LEARNING_POTENTIAL_META) as LearningPotentialState | undefined) ?? EMPTY_LEARNING_POTENTIAL;
   // co-evolution: the Designer generates on steps 1, 1 + k, 1 + 2k, … (config.schedule.designerEvery)
@@ -120,6 +123,8 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
     progress.unitDone?.(round, "designer", `design ${index}: ${outcome}`);
   }
 
+  const designerSeconds = seconds(designerStarted);
+  const trainingStarted = now().getTime();
   const designs = store.listDesigns(round);
   const episodes = store.listEpisodes(round);
   const loss = lossConfig(config.advantages);
@@ -151,7 +156,8 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
   const report = buildRoundReport(round, designs, episodes, {
     trainer: { name: deps.trainer.name, policyVersion: training.policyVersion, datums: training.datums, ...(probe === null ? {} : { probe }) },
     diagnostics: training.diagnostics,
-    seconds: Math.round((now().getTime() - started) / 100) / 10,
+    seconds: seconds(started),
+    phaseSeconds: { solver: solverSeconds, designer: designerSeconds, training: seconds(trainingStarted) },
   });
   store.finishRound(round, report);
   return report;
