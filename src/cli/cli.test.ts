@@ -20,7 +20,7 @@ function writeConfig(folder: string, config: unknown): string {
 }
 
 // these tests are about the run's control flow, not training: the noop trainer keeps them fast
-const SMALL = { plays: 1, solver: { environments: 1, maxTurns: 2, maxTokens: 16 }, designer: { designs: 3, maxTokens: 96 }, trainer: { backend: "noop" } };
+const SMALL = { rounds: 1, plays: 1, solver: { environments: 1, maxTurns: 2, maxTokens: 16 }, designer: { designs: 3, maxTokens: 96 }, trainer: { backend: "noop" } };
 
 describe("envforge run", () => {
   it("reports a corrupt config by key and allowed values, and creates nothing", () => {

@@ -25,8 +25,11 @@ export type AdmissionGateName = (typeof ADMISSION_GATE_NAMES)[number];
  */
 export const ConfigSchema = z
   .object({
-    /** Self-play rounds to run. CLI `--rounds`. @default 1 */
-    rounds: z.number().int().min(1).max(100_000).default(1),
+    /**
+     * Self-play rounds to run; each ends with one optimiser step of the shared policy, so the
+     * default trains two steps (the quick start's main job). CLI `--rounds`. @default 2
+     */
+    rounds: z.number().int().min(1).max(100_000).default(2),
     /**
      * Run directory: `envforge.db` and `report.json` live here. CLI `--out`.
      * null = a new `runs/run-<UTC timestamp>` (or, with `--resume`, the newest folder in `runs/`). @default null
@@ -51,12 +54,12 @@ export const ConfigSchema = z
       .prefault({}),
     solver: z
       .object({
-        /** Environments sampled from memory per round. @default 3 */
-        environments: z.number().int().min(1).max(100_000).default(3),
-        /** Cap on turns per episode, on top of each environment's maxTurns. @default 8 */
-        maxTurns: z.number().int().min(1).max(200).default(8),
-        /** New tokens per Solver action. @default 48 */
-        maxTokens: z.number().int().min(1).max(8192).default(48),
+        /** Environments sampled from memory per round (quick-start size: a Solver step within minutes on 2 CPU cores). @default 2 */
+        environments: z.number().int().min(1).max(100_000).default(2),
+        /** Cap on turns per episode, on top of each environment's maxTurns. @default 4 */
+        maxTurns: z.number().int().min(1).max(200).default(4),
+        /** New tokens per Solver action. @default 32 */
+        maxTokens: z.number().int().min(1).max(8192).default(32),
         /** Solver sampling temperature. @default 0.7 */
         temperature: z.number().min(0).max(2).default(0.7),
         /**
@@ -75,8 +78,11 @@ export const ConfigSchema = z
         corpusDocuments: z.number().int().min(0).max(32).default(2),
         /** Environments from memory shown per prompt, highest designer reward first (m). @default 1 */
         memoryExamples: z.number().int().min(0).max(8).default(1),
-        /** New tokens per design. @default 1536 */
-        maxTokens: z.number().int().min(64).max(32_768).default(1536),
+        /**
+         * New tokens per design. The quick-start value keeps CPU sampling through the reference trainer
+         * short; models that can write a whole environment and oracle need 1536 or more. @default 512
+         */
+        maxTokens: z.number().int().min(64).max(32_768).default(512),
         /** Designer sampling temperature. @default 0.8 */
         temperature: z.number().min(0).max(2).default(0.8),
         /** Superseded by `admission.probeSeeds` and `admission.seeds`; still accepted and ignored. @deprecated @default 3 */
