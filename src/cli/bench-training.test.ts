@@ -10,7 +10,7 @@ describe("envforge bench training", () => {
     const report = JSON.parse(printed) as TrainingBenchReport;
     expect(report.config).toEqual({ rounds: 2, environments: 2, plays: 2, maxTurns: 4, designs: 2 });
     expect(report.orchestrator.secondsPerStep).toHaveLength(2);
-    expect(report.orchestrator.phaseSeconds.every((phases) => phases !== null && phases.solver >= 0 && phases.training >= 0)).toBe(true);
+    expect(report.orchestrator.phaseSeconds.every((phases) => phases != null && phases.solver >= 0 && phases.training >= 0)).toBe(true);
     expect(report.orchestrator.secondsPerStep.every((value) => value >= 0)).toBe(true);
     expect(report.real).toBeNull();
     expect(report.overheadFraction).toBeNull();

@@ -42,11 +42,13 @@ export interface RoundDependencies {
 /**
  * One self-play round (design map, data flow): (a) the Solver plays environments
  * sampled from memory with and without their hints; (b–g) the Designer proposes
- * environments that are parsed, admitted, calibrated and scored; then the
- * training step computes advantages and diagnostics and calls the trainer
- * (a no-op trainer until training lands). Every step is
- * stored as soon as it finishes; a resumed round skips stored work, and the
- * report is computed from the store.
+ * environments that are parsed, admitted, calibrated and scored (on the
+ * co-evolution schedule's generation steps); then the training step builds
+ * datums from the recorded tokens and updates the policy (`runTrainingStep`),
+ * and the logprob probe is measured. Episodes and designs carry the policy
+ * version they were sampled with (the trainer's). Every step is stored as soon
+ * as it finishes; a resumed round skips stored work, does not re-apply a training
+ * step its restored checkpoint holds, and the report is computed from the store.
  *
  * @throws StoreError when the store cannot be written (the run must stop)
  */

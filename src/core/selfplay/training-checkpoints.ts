@@ -71,6 +71,7 @@ export class CheckpointingTrainer implements Trainer {
     makeDirectory(dirname(options.metricsPath));
   }
 
+  /** The inner client's policy version (optimiser steps applied, counted from a restored checkpoint's). */
   get policyVersion(): number {
     return this.inner.policyVersion;
   }
