@@ -12,6 +12,9 @@ describe("envforge bench training", () => {
     expect(report.orchestrator.secondsPerStep).toHaveLength(2);
     expect(report.orchestrator.phaseSeconds.every((phases) => phases != null && phases.solver >= 0 && phases.training >= 0)).toBe(true);
     expect(report.orchestrator.secondsPerStep.every((value) => value >= 0)).toBe(true);
+    // the synthetic batch: 2 environments × 2 hint conditions × 2 plays, rewards 0/1 → every group kept, one datum per episode
+    expect(report.syntheticStep.datums).toBe(8);
+    expect(report.syntheticStep.seconds).toBeGreaterThan(0);
     expect(report.real).toBeNull();
     expect(report.overheadFraction).toBeNull();
   }, 120_000);
