@@ -54,12 +54,15 @@ export const ConfigSchema = z
       .prefault({}),
     solver: z
       .object({
-        /** Environments sampled from memory per round (quick-start size: a Solver step within minutes on 2 CPU cores). @default 2 */
-        environments: z.number().int().min(1).max(100_000).default(2),
-        /** Cap on turns per episode, on top of each environment's maxTurns. @default 4 */
-        maxTurns: z.number().int().min(1).max(200).default(4),
-        /** New tokens per Solver action. @default 32 */
-        maxTokens: z.number().int().min(1).max(8192).default(32),
+        /**
+         * Environments sampled from memory per round. The quick-start value keeps a Solver step within
+         * minutes while the policy samples on the CPU through the reference trainer. @default 1
+         */
+        environments: z.number().int().min(1).max(100_000).default(1),
+        /** Cap on turns per episode, on top of each environment's maxTurns. @default 3 */
+        maxTurns: z.number().int().min(1).max(200).default(3),
+        /** New tokens per Solver action. @default 24 */
+        maxTokens: z.number().int().min(1).max(8192).default(24),
         /** Solver sampling temperature. @default 0.7 */
         temperature: z.number().min(0).max(2).default(0.7),
         /**
@@ -80,9 +83,9 @@ export const ConfigSchema = z
         memoryExamples: z.number().int().min(0).max(8).default(1),
         /**
          * New tokens per design. The quick-start value keeps CPU sampling through the reference trainer
-         * short; models that can write a whole environment and oracle need 1536 or more. @default 512
+         * short; models that can write a whole environment and oracle need 1536 or more. @default 256
          */
-        maxTokens: z.number().int().min(64).max(32_768).default(512),
+        maxTokens: z.number().int().min(64).max(32_768).default(256),
         /** Designer sampling temperature. @default 0.8 */
         temperature: z.number().min(0).max(2).default(0.8),
         /** Superseded by `admission.probeSeeds` and `admission.seeds`; still accepted and ignored. @deprecated @default 3 */
