@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startReferenceTrainer, stopReferenceTrainer } from "../adapters/trainer/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
 import { parseConfig } from "../config/index.js";
-import { TRAINER_CHECKPOINT_META } from "../core/selfplay/index.js";
+import { ensureProbeBaseline, measureProbe, TRAINER_CHECKPOINT_META } from "../core/selfplay/index.js";
 import { ConfigError } from "../spec/index.js";
 import type { TinkerLanguageModel } from "../adapters/trainer/index.js";
 import { openTrainer } from "./open-trainer.js";
@@ -45,15 +45,21 @@ describe("openTrainer", () => {
     expect(generation.promptTokens?.length).toBeGreaterThan(0);
     expect(generation.logprobs).toHaveLength(generation.tokens?.length ?? -1);
     expect(opened.probe?.mask.filter((flag) => flag === 1).length).toBe("My guess is 7.".length);
-    const datum = { modelInput: [2, 5, 6], targetTokens: [5, 6, 7], logprobs: [0, -4, -4], advantages: [0, 1, 1], mask: [0, 1, 1] };
-    await opened.trainer.forwardBackward([datum], { kind: "ppo", clipLow: 0.2, clipHigh: 0.28 });
+    // the probe's completion tokens get a positive advantage: after the step the probe's logprobs must have risen
+    const probe = opened.probe!;
+    const loss = { kind: "ppo", clipLow: 0.2, clipHigh: 0.28 } as const;
+    await ensureProbeBaseline(opened.trainer, probe, loss, store);
+    const learner = (await opened.trainer.forward!([probe], loss)).logprobs?.[0] ?? [];
+    const datum = { ...probe, logprobs: learner.map((value, index) => (probe.mask[index] === 1 ? value : 0)), advantages: probe.mask.map((flag) => flag) };
+    await opened.trainer.forwardBackward([datum], loss);
     expect(await opened.trainer.optimStep({ learningRate: 0.01, beta1: 0.9, beta2: 0.95, epsilon: 1e-8 })).toEqual({ policyVersion: 1 });
+    expect((await measureProbe(opened.trainer, probe, loss, store))?.deltaFromStart).toBeGreaterThan(0);
     // after the step the policy samples from the newly published weights
     expect(policy.currentSampler.modelPath).toMatch(/step-1/);
     await opened.close();
     expect(store.getMeta(TRAINER_CHECKPOINT_META)).toMatchObject({ policyVersion: 1 });
     const line = JSON.parse(readFileSync(join(outDir, "metrics.jsonl"), "utf8").trim());
-    expect(line).toMatchObject({ kind: "trainer_step", policyVersion: 1, datums: 1, tokens: 3 });
+    expect(line).toMatchObject({ kind: "trainer_step", policyVersion: 1, datums: 1, tokens: probe.modelInput.length });
 
     const resumed = await openTrainer(config, outDir, store, true);
     expect(await resumed.trainer.optimStep({ learningRate: 0.01, beta1: 0.9, beta2: 0.95, epsilon: 1e-8 })).toEqual({ policyVersion: 2 });
