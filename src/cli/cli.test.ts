@@ -19,7 +19,8 @@ function writeConfig(folder: string, config: unknown): string {
   return path;
 }
 
-const SMALL = { plays: 1, solver: { environments: 1, maxTurns: 2, maxTokens: 16 }, designer: { designs: 3, maxTokens: 96 } };
+// these tests are about the run's control flow, not training: the noop trainer keeps them fast
+const SMALL = { rounds: 1, plays: 1, solver: { environments: 1, maxTurns: 2, maxTokens: 16 }, designer: { designs: 3, maxTokens: 96 }, trainer: { backend: "noop" } };
 
 describe("envforge run", () => {
   it("reports a corrupt config by key and allowed values, and creates nothing", () => {

@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { EnvforgeError } from "../spec/index.js";
 import { admitCommand, evaluateCommand } from "./admit-command.js";
 import { benchAdmissionCommand } from "./bench-command.js";
+import { benchTrainingCommand } from "./bench-training-command.js";
 import { evolveCommand } from "./evolve-command.js";
 import { lineageShowCommand, rubricLearnCommand } from "./lineage-command.js";
 import { runCommand } from "./run-command.js";
@@ -96,6 +97,16 @@ bench
   .option("--benchmarks <path>", "benchmark texts for the decontamination gate (.jsonl or folder)")
   .action(async (flags) => {
     process.exitCode = await benchAdmissionCommand(flags);
+  });
+
+bench
+  .command("training")
+  .description("the orchestrator's seconds per training step with a zero-latency fake policy and trainer; --real adds the configured trainer")
+  .option("--json", "print JSON")
+  .option("--real", "also run the same steps with the configured trainer (reference by default) and print the overhead fraction")
+  .option("--config <file>", "config file over the quick-start defaults")
+  .action(async (flags) => {
+    process.exitCode = await benchTrainingCommand(flags);
   });
 
 function choice(name: string, allowed: readonly string[]) {

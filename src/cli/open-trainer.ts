@@ -1,56 +1,136 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config/index.js";
-import { CheckpointingTrainer, RUN_FILES, restoreTrainerCheckpoint, TRAINER_CHECKPOINT_META, type TrainerCheckpoint } from "../core/selfplay/index.js";
+import {
+  CheckpointingTrainer,
+  PROBE_COMPLETION,
+  PROBE_MESSAGES,
+  probeDatum,
+  RUN_FILES,
+  restoreTrainerCheckpoint,
+  TRAINER_CHECKPOINT_META,
+  type TrainerCheckpoint,
+} from "../core/selfplay/index.js";
 import { embeddedModelPath } from "../adapters/llm/index.js";
-import { NoopTrainer, startReferenceTrainer, stopReferenceTrainer, TinkerHttp, TinkerTrainer } from "../adapters/trainer/index.js";
-import { ConfigError, TrainerRequestError, type Store, type Trainer } from "../spec/index.js";
+import {
+  NoopTrainer,
+  REFERENCE_TRAINER_DIR,
+  ReferenceTrainerTokenizer,
+  startReferenceTrainer,
+  stopReferenceTrainer,
+  TinkerHttp,
+  TinkerLanguageModel,
+  TinkerTrainer,
+} from "../adapters/trainer/index.js";
+import { ConfigError, TrainerRequestError, type Datum, type LanguageModel, type Store, type Trainer } from "../spec/index.js";
 
-/** A trainer for a run and how to release it. */
+/** A trainer for a run, the policy that samples from it, and how to release them. */
 export interface OpenedTrainer {
   readonly trainer: Trainer;
+  /**
+   * The trained policy as a {@link LanguageModel} (the trainer's sampler, switched to
+   * each newly published version), or null for `noop` (the run uses `model.spec`).
+   */
+  readonly policy: LanguageModel | null;
+  /** The logprob probe datum (fixed prompt + completion), or null for `noop`. */
+  readonly probe: Datum | null;
   /** Closes the client and, for `reference`, stops the trainer process. */
   close(): Promise<void>;
 }
 
+/** Options of {@link openTrainer}. */
+export interface OpenTrainerOptions {
+  /** Python of the reference trainer. @default trainer/.venv/bin/python */
+  readonly python?: string;
+}
+
 /**
  * The trainer named by `config.trainer.backend`: `noop`; `reference` (starts the
- * reference trainer in the run directory on the run's GGUF model); `tinker` (the
- * Tinker API at `config.trainer.url`). Real backends are wrapped in a
- * {@link CheckpointingTrainer}, and a resumed run restores the last checkpoint.
+ * reference trainer in the run directory on `trainer.model` or the run's GGUF model);
+ * `tinker` (the Tinker API at `config.trainer.url`). Real backends are wrapped in a
+ * {@link CheckpointingTrainer}; a resumed run restores the last checkpoint. The
+ * policy samples through the trainer's sampler with the trainer's tokenizer routes
+ * (`/envforge/v1/tokenize`, which the reference trainer serves), starting from the
+ * base weights (or the restored checkpoint's) and switching to every newly published
+ * version.
  *
- * @throws ConfigError when `reference` is asked for a model that is not a GGUF file, or `tinker` has no url
+ * @throws ConfigError when `reference` has no trainer virtualenv (setup ran with
+ *   ENVFORGE_SKIP_TRAINER=1) or no GGUF model to train, `tinker` has no url, or the
+ *   server has no tokenizer route to sample the policy with
  * @throws TrainerUnavailableError when the backend cannot be started or reached
  */
-export async function openTrainer(config: Config, outDir: string, store: Store, resume: boolean): Promise<OpenedTrainer> {
+export async function openTrainer(config: Config, outDir: string, store: Store, resume: boolean, options: OpenTrainerOptions = {}): Promise<OpenedTrainer> {
   const settings = config.trainer;
   if (settings.backend === "noop") {
     const trainer = new NoopTrainer();
-    return { trainer, close: () => trainer.close() };
+    return { trainer, policy: null, probe: null, close: () => trainer.close() };
   }
   let url: string;
   if (settings.backend === "reference") {
+    const python = options.python ?? join(REFERENCE_TRAINER_DIR, ".venv/bin/python");
+    if (!existsSync(python)) {
+      throw new ConfigError(
+        `trainer.backend "reference" needs the reference trainer's virtualenv (${python} is missing; setup skipped it with ENVFORGE_SKIP_TRAINER=1?): ` +
+          `run ./scripts/setup.sh without ENVFORGE_SKIP_TRAINER, or set "trainer": { "backend": "noop" } in the config to run without training`,
+      );
+    }
     const spec = config.model.spec;
-    const model = spec === "embedded" ? embeddedModelPath() : spec.endsWith(".gguf") ? spec : null;
-    if (model === null) throw new ConfigError(`trainer.backend "reference" trains the run's GGUF model; model.spec ${spec} is not one (use embedded or a .gguf path, or trainer.backend "tinker")`);
-    url = (await startReferenceTrainer({ runDir: outDir, model, port: settings.port, threads: config.model.threads })).url;
+    const model = settings.model ?? (spec === "embedded" ? embeddedModelPath() : spec.endsWith(".gguf") ? spec : null);
+    if (model === null) throw new ConfigError(`trainer.backend "reference" trains the run's GGUF model; model.spec ${spec} is not one (use embedded or a .gguf path, set trainer.model, or trainer.backend "tinker")`);
+    url = (await startReferenceTrainer({ runDir: outDir, model, port: settings.port, threads: config.model.threads, python })).url;
   } else {
     if (settings.url === null) throw new ConfigError(`trainer.backend "tinker" needs trainer.url (the server root, e.g. http://127.0.0.1:8765)`);
     url = settings.url;
   }
-  const apiKey = process.env[settings.apiKeyEnv];
-  const http = new TinkerHttp({ baseUrl: url, requestTimeoutMs: settings.requestTimeoutMs, ...(apiKey ? { apiKey } : {}) });
-  const baseModel = settings.baseModel ?? (await firstListedModel(http));
-  const checkpoint = resume ? ((store.getMeta(TRAINER_CHECKPOINT_META) as TrainerCheckpoint | undefined) ?? null) : null;
-  const client = await TinkerTrainer.create(http, { baseModel, loraRank: settings.loraRank, seed: config.seed, policyVersion: checkpoint?.policyVersion ?? 0 });
-  if (checkpoint !== null) await restoreTrainerCheckpoint(client, store);
-  const trainer = new CheckpointingTrainer(client, { store, metricsPath: join(outDir, RUN_FILES.metrics), checkpointEvery: settings.checkpointEvery });
-  return {
-    trainer,
-    close: async () => {
-      await trainer.close();
-      if (settings.backend === "reference") await stopReferenceTrainer(outDir);
-    },
+  const stop = async () => {
+    if (settings.backend === "reference") await stopReferenceTrainer(outDir);
   };
+  try {
+    const apiKey = process.env[settings.apiKeyEnv];
+    const http = new TinkerHttp({ baseUrl: url, requestTimeoutMs: settings.requestTimeoutMs, ...(apiKey ? { apiKey } : {}) });
+    const tokenizer = new ReferenceTrainerTokenizer(http);
+    const probe = await probeOf(tokenizer, url);
+    const baseModel = settings.baseModel ?? (await firstListedModel(http));
+    const checkpoint = resume ? ((store.getMeta(TRAINER_CHECKPOINT_META) as TrainerCheckpoint | undefined) ?? null) : null;
+    const client = await TinkerTrainer.create(http, { baseModel, loraRank: settings.loraRank, seed: config.seed, policyVersion: checkpoint?.policyVersion ?? 0 });
+    if (checkpoint !== null) await restoreTrainerCheckpoint(client, store);
+    const sampler = checkpoint === null ? client.baseSampler() : await client.saveWeightsForSampler(`resume-${checkpoint.policyVersion}`);
+    const policy = new TinkerLanguageModel(sampler, tokenizer, `${baseModel}@${settings.backend}`);
+    const trainer = new CheckpointingTrainer(client, {
+      store,
+      metricsPath: join(outDir, RUN_FILES.metrics),
+      checkpointEvery: settings.checkpointEvery,
+      onPublish: (published) => policy.useSampler(published),
+    });
+    return {
+      trainer,
+      policy,
+      probe,
+      close: async () => {
+        await trainer.close();
+        await stop();
+      },
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** The probe datum, tokenised by the server; a server without the tokenizer routes cannot serve the policy. */
+async function probeOf(tokenizer: ReferenceTrainerTokenizer, url: string): Promise<Datum> {
+  try {
+    return probeDatum(await tokenizer.encodeChat(PROBE_MESSAGES), await tokenizer.encodeText(PROBE_COMPLETION));
+  } catch (error) {
+    if (error instanceof TrainerRequestError && (error.status === 404 || error.status === 405)) {
+      throw new ConfigError(
+        `the trainer at ${url} has no tokenizer route (/envforge/v1/tokenize); envforge samples the policy through it. ` +
+          `Hosted Tinker services do not serve it: run the reference trainer (trainer.backend "reference", or "tinker" with a server started by envforge trainer up), or trainer.backend "noop"`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
 }
 
 async function firstListedModel(http: TinkerHttp): Promise<string> {

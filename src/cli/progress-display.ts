@@ -13,7 +13,7 @@ export function createProgressDisplay(stream: NodeJS.WriteStream = process.stder
       phaseStarted(round, phase, count) {
         done = 0;
         total = count;
-        stream.write(`[round ${round}] ${phase} phase: ${count} ${phase === "solver" ? "environments" : "designs"}\n`);
+        stream.write(`[round ${round}] ${phase} phase: ${count} ${phase === "solver" ? "environments" : phase === "designer" ? "designs" : "step"}\n`);
       },
       unitDone(round, phase, detail) {
         done += 1;

@@ -94,18 +94,20 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const seeds = loadSeedPackages();
   const store = new SqliteStore(storePath);
   importFrontierLineages(config, store);
-  const model = new LazyModel(config.model.spec, () =>
-    openModel(config.model.spec, { contextSize: config.model.contextSize, threads: config.model.threads, timeoutMs: config.model.timeoutMs }),
-  );
   let opened: OpenedTrainer;
   try {
     opened = await openTrainer(config, outDir, store, resume);
   } catch (error) {
     store.close();
-    await model.close();
+    await sandbox.close();
     throw error;
   }
   const trainer = opened.trainer;
+  // with a real trainer the policy samples from the trained weights; with noop, from model.spec
+  const policy = opened.policy;
+  const model = new LazyModel(policy?.id ?? config.model.spec, async () =>
+    policy ?? openModel(config.model.spec, { contextSize: config.model.contextSize, threads: config.model.threads, timeoutMs: config.model.timeoutMs }),
+  );
   const progress = createProgressDisplay();
   const onInterrupt = () => {
     progress.stop();
@@ -115,7 +117,8 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   process.once("SIGINT", onInterrupt);
   let result: SelfPlayResult;
   try {
-    result = await runSelfPlay({ config, outDir, resume, store, model, sandbox, trainer, corpus, seeds, gates: buildGates(config.admission), admission, progress });
+    const probe = opened.probe === null ? {} : { probe: opened.probe };
+    result = await runSelfPlay({ config, outDir, resume, store, model, sandbox, trainer, corpus, seeds, gates: buildGates(config.admission), admission, progress, ...probe });
   } finally {
     process.removeListener("SIGINT", onInterrupt);
     progress.stop();

@@ -1,6 +1,7 @@
 import type { RoundReport } from "../spec/index.js";
 
 const percent = (value: number | null) => (value === null ? "n/a" : `${Math.round(value * 100)}%`);
+const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(4)}`;
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
 
 /** The human summary printed at the end of `envforge run`. */
@@ -32,7 +33,10 @@ export function formatSummary(reports: readonly RoundReport[], details: { model:
       ? "trainer: n/a"
       : trainer.name === "noop"
         ? "trainer: noop (no policy update is made by the noop trainer)"
-        : `trainer: ${trainer.name}, policy version ${trainer.policyVersion}, ${plural(trainer.datums, "datum")} in the last step`,
+        : `trainer: ${trainer.name}, policy version ${trainer.policyVersion}, ${plural(trainer.datums, "datum")} in the last step` +
+          (trainer.probe === undefined
+            ? ""
+            : `; probe logprob ${trainer.probe.meanLogprob.toFixed(4)}/token, change since the start ${signed(trainer.probe.deltaFromStart)}/token over ${plural(trainer.probe.tokens, "token")}`),
   );
   lines.push(`store: ${details.out}/envforge.db  report: ${details.reportPath}`);
   return lines.join("\n");

@@ -8,7 +8,8 @@ import { mergeConfigInput, parseConfig, readConfigFile } from "./index.js";
 describe("config", () => {
   it("fills every default from an empty object", () => {
     const config = parseConfig({});
-    expect(config.rounds).toBe(1);
+    expect(config.rounds).toBe(2);
+    expect(config.trainer.backend).toBe("reference");
     expect(config.model.spec).toBe("embedded");
     expect(config.reward).toMatchObject({ regretScale: 0.15, regretWeight: 0.4, anchorWeight: 0.6 });
     expect(config.sandbox.backend).toBe("bwrap");

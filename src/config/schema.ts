@@ -25,8 +25,11 @@ export type AdmissionGateName = (typeof ADMISSION_GATE_NAMES)[number];
  */
 export const ConfigSchema = z
   .object({
-    /** Self-play rounds to run. CLI `--rounds`. @default 1 */
-    rounds: z.number().int().min(1).max(100_000).default(1),
+    /**
+     * Self-play rounds to run; each ends with one optimiser step of the shared policy, so the
+     * default trains two steps (the quick start's main job). CLI `--rounds`. @default 2
+     */
+    rounds: z.number().int().min(1).max(100_000).default(2),
     /**
      * Run directory: `envforge.db` and `report.json` live here. CLI `--out`.
      * null = a new `runs/run-<UTC timestamp>` (or, with `--resume`, the newest folder in `runs/`). @default null
@@ -51,12 +54,15 @@ export const ConfigSchema = z
       .prefault({}),
     solver: z
       .object({
-        /** Environments sampled from memory per round. @default 3 */
-        environments: z.number().int().min(1).max(100_000).default(3),
-        /** Cap on turns per episode, on top of each environment's maxTurns. @default 8 */
-        maxTurns: z.number().int().min(1).max(200).default(8),
-        /** New tokens per Solver action. @default 48 */
-        maxTokens: z.number().int().min(1).max(8192).default(48),
+        /**
+         * Environments sampled from memory per round. The quick-start value keeps a Solver step within
+         * minutes while the policy samples on the CPU through the reference trainer. @default 1
+         */
+        environments: z.number().int().min(1).max(100_000).default(1),
+        /** Cap on turns per episode, on top of each environment's maxTurns. @default 3 */
+        maxTurns: z.number().int().min(1).max(200).default(3),
+        /** New tokens per Solver action. @default 24 */
+        maxTokens: z.number().int().min(1).max(8192).default(24),
         /** Solver sampling temperature. @default 0.7 */
         temperature: z.number().min(0).max(2).default(0.7),
         /**
@@ -75,8 +81,11 @@ export const ConfigSchema = z
         corpusDocuments: z.number().int().min(0).max(32).default(2),
         /** Environments from memory shown per prompt, highest designer reward first (m). @default 1 */
         memoryExamples: z.number().int().min(0).max(8).default(1),
-        /** New tokens per design. @default 1536 */
-        maxTokens: z.number().int().min(64).max(32_768).default(1536),
+        /**
+         * New tokens per design. The quick-start value keeps CPU sampling through the reference trainer
+         * short; models that can write a whole environment and oracle need 1536 or more. @default 256
+         */
+        maxTokens: z.number().int().min(64).max(32_768).default(256),
         /** Designer sampling temperature. @default 0.8 */
         temperature: z.number().min(0).max(2).default(0.8),
         /** Superseded by `admission.probeSeeds` and `admission.seeds`; still accepted and ignored. @deprecated @default 3 */
@@ -303,9 +312,16 @@ export const ConfigSchema = z
          * Training backend: `noop` computes nothing; `reference` starts the CPU reference trainer
          * (`trainer/`, Tinker API) on the embedded model; `tinker` speaks the Tinker API at `trainer.url`
          * (hosted Tinker, SkyRL's Tinker server, or a reference trainer started with `envforge trainer up`).
-         * @default "noop"
+         * With `reference` and `tinker` the Solver and the Designer sample from the trained policy through
+         * the trainer's sampler (the model named by `model.spec` is then not loaded).
+         * @default "reference"
          */
-        backend: z.enum(["noop", "reference", "tinker"]).default("noop"),
+        backend: z.enum(["noop", "reference", "tinker"]).default("reference"),
+        /**
+         * Model the `reference` trainer loads: null = the run's GGUF model (`model.spec` embedded or a `.gguf`
+         * path); else a `.gguf` file, a Hugging Face model folder, or `tiny-random` (tests only). @default null
+         */
+        model: z.string().min(1).nullable().default(null),
         /** Server root of the `tinker` backend, e.g. `http://127.0.0.1:8765`. @default null */
         url: z.string().url().nullable().default(null),
         /** Environment variable that holds the Tinker API key (none sent when unset). @default "TINKER_API_KEY" */

@@ -12,6 +12,8 @@ export interface Turn {
   readonly actionTokens?: readonly number[];
   /** Sampling logprobs of `actionTokens`, when known. */
   readonly actionLogprobs?: readonly number[];
+  /** Token ids of the whole prompt the action was sampled after (chat template included), when known. */
+  readonly promptTokens?: readonly number[];
 }
 
 /**

@@ -28,6 +28,11 @@ export interface Generation {
   readonly tokens?: readonly number[];
   /** Per-token sampling logprobs aligned with `tokens`, if known. */
   readonly logprobs?: readonly number[];
+  /**
+   * Token ids of the whole prompt the completion was sampled after (chat template
+   * included), if known: with `tokens` and `logprobs` it makes a training datum.
+   */
+  readonly promptTokens?: readonly number[];
   /** Why generation stopped. */
   readonly finishReason: "stop" | "length" | "abort" | "unknown";
 }

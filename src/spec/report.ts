@@ -16,8 +16,17 @@ export interface RoundReport {
     readonly winRateHint: number | null;
   };
   readonly designer: { readonly meanReward: number | null };
-  /** Trainer backend and policy version after the round. */
-  readonly trainer: { readonly name: string; readonly policyVersion: number; readonly datums: number };
+  /**
+   * Trainer backend and policy version after the round, datums sent in its step, and
+   * the logprob probe: mean learner logprob per token of a fixed prompt + completion
+   * after the step, and its change since before the first step (absent on `noop`).
+   */
+  readonly trainer: {
+    readonly name: string;
+    readonly policyVersion: number;
+    readonly datums: number;
+    readonly probe?: { readonly policyVersion: number; readonly meanLogprob: number; readonly deltaFromStart: number; readonly tokens: number };
+  };
   /**
    * Per-role training diagnostics of the round's step (reward and advantage
    * moments, groups kept/dropped, masked token fraction, importance weights;
@@ -29,4 +38,6 @@ export interface RoundReport {
   readonly errors: Readonly<Record<string, number>>;
   /** Wall-clock duration in seconds. */
   readonly seconds: number;
+  /** Wall-clock seconds per phase (a phase skipped on resume counts 0). */
+  readonly phaseSeconds?: { readonly solver: number; readonly designer: number; readonly training: number };
 }

@@ -41,6 +41,18 @@ export interface DesignRecord {
   readonly environmentId: string | null;
   /** Designer reward. */
   readonly reward: number;
+  /** Policy version the completion was sampled with (absent in stores written before training landed). */
+  readonly policyVersion?: number;
+  /** The sampled tokens, when the model gave them: what a Designer training datum is built from. */
+  readonly tokens?: DesignTokens;
+}
+
+/** Token ids of one Designer sample: prompt (chat template included) and completion with its sampling logprobs. */
+export interface DesignTokens {
+  readonly prompt: readonly number[];
+  readonly completion: readonly number[];
+  /** Natural-log sampling probability of each completion token. */
+  readonly logprobs: readonly number[];
 }
 
 /** A stored episode with its context. */

@@ -56,6 +56,14 @@ export interface ForwardBackwardResult {
 export interface Trainer {
   /** Backend name, e.g. `noop`. */
   readonly name: string;
+  /** Optimiser steps applied so far (a resumed run starts from its checkpoint's). */
+  readonly policyVersion: number;
+  /**
+   * Learner logprobs of `datums` without accumulating gradients, where the backend
+   * can compute them (absent on `noop`). Used for the delayed Designer update's
+   * importance correction and for the logprob probe.
+   */
+  forward?(datums: readonly Datum[], loss: LossConfig): Promise<ForwardBackwardResult>;
   /** Accumulates gradients of `loss` over `datums`. */
   forwardBackward(datums: readonly Datum[], loss: LossConfig): Promise<ForwardBackwardResult>;
   /** Applies accumulated gradients; returns the new policy version. */

@@ -19,9 +19,26 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel
 TINY_RANDOM = "tiny-random"
 
 
+class TinyByteTokenizer:
+    """A lossy byte tokenizer for the tiny random model, so control-flow tests can run
+    whole self-play rounds on it: byte ``b`` becomes token ``3 + b % 61`` (ids 0-2 are
+    pad, bos and eos), and token ``t >= 3`` decodes to the letter ``chr(97 + (t - 3) % 26)``.
+    It has no chat template (the Gemma turn format applies) and means nothing."""
+
+    bos_token = ""
+    chat_template = None
+
+    def encode(self, text: str, add_special_tokens: bool = False) -> list[int]:
+        tokens = [3 + byte % 61 for byte in text.encode("utf-8")]
+        return ([1] if add_special_tokens else []) + tokens
+
+    def decode(self, tokens: list[int], skip_special_tokens: bool = True) -> str:
+        return "".join(chr(97 + (token - 3) % 26) for token in tokens if token >= 3 or not skip_special_tokens)
+
+
 @dataclass
 class BaseModel:
-    """A loaded base model, its tokenizer (None for the tiny random model) and its name."""
+    """A loaded base model, its tokenizer and its name."""
 
     name: str
     model: PreTrainedModel
@@ -85,4 +102,4 @@ def _tiny_random(seed: int) -> BaseModel:
         eos_token_id=2,
         pad_token_id=0,
     )
-    return BaseModel(TINY_RANDOM, LlamaForCausalLM(config), None)
+    return BaseModel(TINY_RANDOM, LlamaForCausalLM(config), TinyByteTokenizer())

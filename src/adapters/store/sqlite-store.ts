@@ -44,6 +44,8 @@ CREATE TABLE IF NOT EXISTS designs (
   verdicts TEXT NOT NULL,
   environment_id TEXT,
   reward REAL NOT NULL,
+  policy_version INTEGER,
+  tokens TEXT,
   PRIMARY KEY (round, idx)
 );
 CREATE TABLE IF NOT EXISTS episodes (
@@ -113,6 +115,8 @@ interface DesignRow {
   verdicts: string;
   environment_id: string | null;
   reward: number;
+  policy_version: number | null;
+  tokens: string | null;
 }
 interface EpisodeRow {
   round: number;
@@ -141,9 +145,17 @@ export class SqliteStore implements Store {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
       this.db.exec(SCHEMA);
+      this.addMissingColumns();
     } catch (error) {
       throw new StoreError(`cannot open store ${location}: ${(error as Error).message}`, { cause: error });
     }
+  }
+
+  /** Stores written before training landed lack the designs' token columns; adds them. */
+  private addMissingColumns(): void {
+    const columns = new Set((this.db.prepare("PRAGMA table_info(designs)").all() as { name: string }[]).map((column) => column.name));
+    if (!columns.has("policy_version")) this.db.exec("ALTER TABLE designs ADD COLUMN policy_version INTEGER");
+    if (!columns.has("tokens")) this.db.exec("ALTER TABLE designs ADD COLUMN tokens TEXT");
   }
 
   setMeta(key: string, value: unknown): void {
@@ -221,8 +233,8 @@ export class SqliteStore implements Store {
     this.db.transaction(() => {
       const inserted = this.db
         .prepare(
-          `INSERT OR IGNORE INTO designs (round, idx, prompt_hash, corpus_document_ids, completion, verdicts, environment_id, reward)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT OR IGNORE INTO designs (round, idx, prompt_hash, corpus_document_ids, completion, verdicts, environment_id, reward, policy_version, tokens)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           design.round,
@@ -233,6 +245,8 @@ export class SqliteStore implements Store {
           JSON.stringify(design.verdicts),
           design.environmentId,
           design.reward,
+          design.policyVersion ?? null,
+          design.tokens === undefined ? null : JSON.stringify(design.tokens),
         );
       if (inserted.changes === 0 || admitted === undefined) return;
       this.addEnvironment(admitted.environment);
@@ -251,6 +265,8 @@ export class SqliteStore implements Store {
       verdicts: JSON.parse(row.verdicts),
       environmentId: row.environment_id,
       reward: row.reward,
+      ...(row.policy_version === null ? {} : { policyVersion: row.policy_version }),
+      ...(row.tokens === null ? {} : { tokens: JSON.parse(row.tokens) }),
     }));
   }
 

@@ -156,6 +156,33 @@ export function storeContract(name: string, create: () => Store): void {
       store.close();
     });
 
+    it("keeps a design's policy version and sampled tokens, and an episode's prompt tokens", () => {
+      const store = create();
+      const design = {
+        round: 2,
+        index: 1,
+        promptHash: "p",
+        corpusDocumentIds: [],
+        completion: "text",
+        verdicts: [{ status: "pass" as const, gate: "parse" }],
+        environmentId: null,
+        reward: -1,
+        policyVersion: 3,
+        tokens: { prompt: [2, 10, 11], completion: [12, 13], logprobs: [-0.25, -1.5] },
+      };
+      store.beginRound(2);
+      store.saveDesign(design);
+      expect(store.listDesigns(2)).toEqual([design]);
+      const env = environment(5);
+      store.addEnvironment(env);
+      const played = episode(env.id, "solver", 0);
+      const withTokens = { ...played, episode: { ...played.episode, turns: [{ ...played.episode.turns[0]!, promptTokens: [2, 7], actionTokens: [9], actionLogprobs: [-0.5] }] } };
+      store.beginRound(1);
+      store.saveSolverPhase(1, [withTokens]);
+      expect(store.listEpisodes(1)).toEqual([withTokens]);
+      store.close();
+    });
+
     it("replaces a round's solver phase and tracks round status", () => {
       const store = create();
       const env = environment(4);

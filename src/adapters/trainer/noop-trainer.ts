@@ -7,7 +7,8 @@ import type { AdamParams, Datum, ForwardBackwardResult, LossConfig, Trainer } fr
  */
 export class NoopTrainer implements Trainer {
   readonly name = "noop";
-  private policyVersion = 0;
+  /** Always 0: nothing is ever trained. */
+  readonly policyVersion = 0;
   /** Datums received over the trainer's lifetime. */
   datumsSeen = 0;
 

@@ -52,9 +52,25 @@ describe("buildDatum (Tinker shape)", () => {
       { id: "b", reward: 0, group: { role: "solver", environmentId: "e", hint: false, policyVersion: 0 } },
       { id: "c", reward: 1, group: { role: "solver", environmentId: "f", hint: false, policyVersion: 0 } },
     ]);
-    const { datums, missing } = buildDatums(advantages, new Map([["a", conversation], ["c", conversation]]));
-    expect(datums.map((entry) => [entry.id, entry.role, entry.datum.advantages])).toEqual([["a", "solver", [0, 0.5, 0.5, 0, 0.5]]]);
+    const { datums, missing, zeroAdvantage } = buildDatums(advantages, new Map([["a", [conversation, conversation]], ["b", []], ["c", [conversation]]]));
+    expect(datums.map((entry) => [entry.id, entry.role, entry.datum.advantages])).toEqual([
+      ["a", "solver", [0, 0.5, 0.5, 0, 0.5]],
+      ["a", "solver", [0, 0.5, 0.5, 0, 0.5]],
+    ]);
     expect(missing).toEqual(["b"]);
+    expect(zeroAdvantage).toEqual([]);
+  });
+
+  it("builds no datum for a kept sample whose advantage is 0, and names it", () => {
+    const group = { role: "solver", environmentId: "e", hint: false, policyVersion: 0 } as const;
+    const advantages = computeAdvantages([
+      { id: "low", reward: 0, group },
+      { id: "middle", reward: 0.5, group },
+      { id: "high", reward: 1, group },
+    ]);
+    const { datums, zeroAdvantage } = buildDatums(advantages, new Map(["low", "middle", "high"].map((id) => [id, [conversation]])));
+    expect(datums.map((entry) => entry.id)).toEqual(["low", "high"]);
+    expect(zeroAdvantage).toEqual(["middle"]);
   });
 });
 

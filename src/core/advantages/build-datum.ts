@@ -80,29 +80,44 @@ export interface RoleDatum {
   readonly importance?: { readonly weights: readonly number[]; readonly truncated: readonly boolean[] };
 }
 
+/** What {@link buildDatums} returns. */
+export interface BuiltDatums {
+  /** Datums in sample order (a sample with several trajectories gives several). */
+  readonly datums: readonly RoleDatum[];
+  /** Ids of kept samples without any token trajectory (their provider gave no tokens). */
+  readonly missing: readonly string[];
+  /** Ids of kept samples whose advantage × weight is 0: their datums would carry no gradient, so none is built. */
+  readonly zeroAdvantage: readonly string[];
+}
+
 /**
- * Datums of every kept sample (dropped groups produce none), each built by
- * {@link buildDatum} with the sample's advantage and role weight.
+ * Datums of every kept sample (dropped groups produce none), one per token
+ * trajectory of the sample, each built by {@link buildDatum} with the sample's
+ * advantage and role weight. Samples whose scaled advantage is 0 get no datum
+ * (all their token advantages would be 0: no gradient, only trainer work).
  *
  * @param advantages the result of `computeAdvantages`
- * @param trajectories token trajectories by sample id
- * @returns datums in sample order, and the ids of kept samples without a trajectory
+ * @param trajectories token trajectories by sample id (a Solver episode may have one per turn)
  * @throws TrainingDataError as {@link buildDatum}
  */
-export function buildDatums(
-  advantages: AdvantageResult,
-  trajectories: ReadonlyMap<string, TokenTrajectory>,
-): { readonly datums: readonly RoleDatum[]; readonly missing: readonly string[] } {
+export function buildDatums(advantages: AdvantageResult, trajectories: ReadonlyMap<string, readonly TokenTrajectory[]>): BuiltDatums {
   const datums: RoleDatum[] = [];
   const missing: string[] = [];
+  const zeroAdvantage: string[] = [];
   for (const sample of advantages.samples) {
     if (!sample.kept) continue;
-    const trajectory = trajectories.get(sample.id);
-    if (trajectory === undefined) {
+    const sequences = trajectories.get(sample.id) ?? [];
+    if (sequences.length === 0) {
       missing.push(sample.id);
       continue;
     }
-    datums.push({ id: sample.id, role: sample.role, datum: buildDatum({ trajectory, advantage: sample.advantage, weight: sample.weight }) });
+    if (sample.advantage * sample.weight === 0) {
+      zeroAdvantage.push(sample.id);
+      continue;
+    }
+    for (const trajectory of sequences) {
+      datums.push({ id: sample.id, role: sample.role, datum: buildDatum({ trajectory, advantage: sample.advantage, weight: sample.weight }) });
+    }
   }
-  return { datums, missing };
+  return { datums, missing, zeroAdvantage };
 }

@@ -30,6 +30,8 @@ describe("stepDiagnostics", () => {
         { kind: "failed", failure: "review_reject" },
         { kind: "ignored" },
       ],
+      missing: ["s1", "s2"],
+      zeroAdvantage: ["d1"],
     });
     expect(diagnostics).toEqual({
       step: 3,
@@ -43,6 +45,8 @@ describe("stepDiagnostics", () => {
         groupsDropped: 1,
         lossWeight: 1,
         datums: 1,
+        samplesWithoutTokens: 1, //      s1 (s2's group was dropped, so it is not kept)
+        zeroAdvantageSamples: 0,
         maskedTokenFraction: 0.5, //     2 of 4 targets masked
         importanceWeightMean: 1, //      on-policy: weight 1
         importanceWeightMax: 1,
@@ -58,6 +62,8 @@ describe("stepDiagnostics", () => {
         groupsDropped: 0,
         lossWeight: 1, //                kept 2 solver vs 2 designer: balanced
         datums: 1,
+        samplesWithoutTokens: 0,
+        zeroAdvantageSamples: 1,
         maskedTokenFraction: 0,
         importanceWeightMean: 1.25, //   (2 + 0.5)/2
         importanceWeightMax: 2,

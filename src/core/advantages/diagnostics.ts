@@ -26,6 +26,10 @@ export interface StepDiagnosticsInput {
   readonly datums: readonly RoleDatum[];
   /** This step's designs. @default [] */
   readonly designs?: readonly DesignDiagnosticsInput[];
+  /** Ids of kept samples without tokens (`buildDatums().missing`). @default [] */
+  readonly missing?: readonly string[];
+  /** Ids of kept samples with advantage 0, so no datum (`buildDatums().zeroAdvantage`). @default [] */
+  readonly zeroAdvantage?: readonly string[];
 }
 
 /** Diagnostics of one role in one step. Statistics of empty sets are null. */
@@ -44,6 +48,10 @@ export interface RoleDiagnostics {
   /** Loss weight of the role's samples. */
   readonly lossWeight: number;
   readonly datums: number;
+  /** Kept samples with no token trajectory (the provider gave no tokens), so no datum. */
+  readonly samplesWithoutTokens: number;
+  /** Kept samples with advantage 0, dropped before the trainer (no gradient). */
+  readonly zeroAdvantageSamples: number;
   /** Fraction of target tokens with mask 0 (prompt and environment tokens). */
   readonly maskedTokenFraction: number | null;
   /** Over policy tokens (mask 1); on-policy tokens count as weight 1, not truncated. */
@@ -141,6 +149,7 @@ function roleDiagnostics(role: Role, input: StepDiagnosticsInput): RoleDiagnosti
     });
   }
   const advantages = kept.map((sample) => sample.advantage);
+  const ofRole = (ids: readonly string[] | undefined) => kept.filter((sample) => (ids ?? []).includes(sample.id)).length;
   return {
     samples: samples.length,
     rewardMean: meanOrNull(samples.map((sample) => sample.reward)),
@@ -151,6 +160,8 @@ function roleDiagnostics(role: Role, input: StepDiagnosticsInput): RoleDiagnosti
     groupsDropped: input.advantages.groupsDropped[role],
     lossWeight: input.advantages.weights[role],
     datums: datums.length,
+    samplesWithoutTokens: ofRole(input.missing),
+    zeroAdvantageSamples: ofRole(input.zeroAdvantage),
     maskedTokenFraction: targets === 0 ? null : masked / targets,
     importanceWeightMean: meanOrNull(weights),
     importanceWeightMax: weights.length === 0 ? null : Math.max(...weights),

@@ -8,6 +8,7 @@ export * from "./training-data-error.js";
 export * from "./group-key.js";
 export * from "./compute-advantages.js";
 export * from "./trajectory.js";
+export * from "./conversation-trajectories.js";
 export * from "./build-datum.js";
 export * from "./off-policy.js";
 export * from "./diagnostics.js";

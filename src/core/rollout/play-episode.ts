@@ -58,6 +58,7 @@ export async function playEpisode(
       reward: step.value.reward,
       ...(action.tokens ? { actionTokens: action.tokens } : {}),
       ...(action.logprobs ? { actionLogprobs: action.logprobs } : {}),
+      ...(action.promptTokens ? { promptTokens: action.promptTokens } : {}),
     });
   }
   return finish(manifest, seed, reset.value, turns, terminated, truncated || !terminated);

@@ -12,6 +12,8 @@ export interface PolicyAction {
   readonly text: string;
   readonly tokens?: readonly number[];
   readonly logprobs?: readonly number[];
+  /** Token ids of the prompt the action was sampled after, when the model gave them. */
+  readonly promptTokens?: readonly number[];
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   reject,
   type CorpusDocument,
   type DesignRecord,
+  type DesignTokens,
   type EnvironmentRecord,
   type EpisodeRecord,
   type LanguageModel,
@@ -68,13 +69,15 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
   const documents = sampleWithoutReplacement(input.corpus, config.designer.corpusDocuments, random);
   const examples = rankExamples(input.memory, config.designer.memoryExamples, random).map((record) => record.package);
   const prompt = buildDesignerPrompt(documents, examples);
-  const base = { round, index, promptHash: prompt.hash, corpusDocumentIds: prompt.corpusDocumentIds };
+  const base = { round, index, promptHash: prompt.hash, corpusDocumentIds: prompt.corpusDocumentIds, policyVersion: input.policyVersion };
+  // the sampled tokens, when the model gives them: the Designer's training datum
+  let sampled: { tokens?: DesignTokens } = {};
   const settings = designerRewardSettingsFromConfig(config.reward);
   const rejected = (completion: string, verdicts: readonly Verdict[]): DesignStepResult => {
     const failure = classifyDesignFailure(verdicts);
     const scored = failure === null ? null : scoreDesign({ kind: "failed", failure }, settings, input.learningPotential);
     return {
-      design: { ...base, completion, verdicts, environmentId: null, reward: scored?.reward ?? 0 },
+      design: { ...base, ...sampled, completion, verdicts, environmentId: null, reward: scored?.reward ?? 0 },
       learningPotential: scored?.state ?? input.learningPotential,
     };
   };
@@ -87,6 +90,9 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
       seed: deriveSeed(config.seed, round, "design-sampling", index),
     });
     completion = generation.text;
+    if (generation.promptTokens !== undefined && generation.tokens !== undefined && generation.logprobs !== undefined) {
+      sampled = { tokens: { prompt: generation.promptTokens, completion: generation.tokens, logprobs: generation.logprobs } };
+    }
   } catch (error) {
     const code = error instanceof EnvforgeError ? error.code : "model_error";
     return rejected("", [reject("model", "model_error", `${code}: ${(error as Error).message}`)]);
@@ -153,7 +159,7 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
     episode: value,
   });
   return {
-    design: { ...base, completion, verdicts, environmentId: id, reward: scores.designerReward },
+    design: { ...base, ...sampled, completion, verdicts, environmentId: id, reward: scores.designerReward },
     learningPotential: scored.state,
     admitted: {
       environment: { id, package: pkg, round, scores },

@@ -15,3 +15,5 @@ export * from "./round.js";
 export * from "./run-selfplay.js";
 export * from "./coevolution.js";
 export * from "./training-checkpoints.js";
+export * from "./training-step.js";
+export * from "./logprob-probe.js";

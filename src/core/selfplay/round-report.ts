@@ -6,6 +6,7 @@ export interface RoundReportExtras {
   /** The training step's per-role diagnostics (`stepDiagnostics`). */
   readonly diagnostics: RoundReport["diagnostics"];
   readonly seconds: number;
+  readonly phaseSeconds?: RoundReport["phaseSeconds"];
 }
 
 /**
@@ -50,6 +51,7 @@ export function buildRoundReport(
     diagnostics: extras.diagnostics,
     errors,
     seconds: extras.seconds,
+    ...(extras.phaseSeconds === undefined ? {} : { phaseSeconds: extras.phaseSeconds }),
   };
 }
 

@@ -1,11 +1,13 @@
 import type { Config } from "../../config/index.js";
-import type { CorpusDocument, EpisodeRecord, LanguageModel, RoundReport, Sandbox, Store, Trainer } from "../../spec/index.js";
+import type { CorpusDocument, Datum, EpisodeRecord, LanguageModel, RoundReport, Sandbox, Store, Trainer } from "../../spec/index.js";
+import { lossConfig } from "../advantages/index.js";
 import type { AdmissionGate, AdmissionResources } from "../admission/index.js";
 import { frontierPool } from "../evolution/frontier-scheduler.js";
 import { EMPTY_LEARNING_POTENTIAL, type LearningPotentialState } from "../rewards/index.js";
 import { seededRandom } from "../rollout/index.js";
 import { playWithAndWithoutHint } from "./calibrate.js";
-import { planStep } from "./coevolution.js";
+import { planStep, type PendingDesignerDatums } from "./coevolution.js";
+import { ensureProbeBaseline, measureProbe } from "./logprob-probe.js";
 import { runDesignStep } from "./design-step.js";
 import type { ProgressListener } from "./progress.js";
 import { buildRoundReport } from "./round-report.js";
@@ -14,6 +16,10 @@ import { runTrainingStep } from "./training-step.js";
 
 /** Store metadata key of the learning-potential averages (reward mode `learning-potential`). */
 export const LEARNING_POTENTIAL_META = "learningPotential";
+/** Store metadata key of the Designer datums waiting for their delayed update. */
+export const PENDING_DESIGNER_META = "pendingDesignerDatums";
+/** Store metadata key prefix of a round's training step: `{ before }`, the policy version before it. */
+export const TRAINING_STEP_META = "trainingStep/";
 
 /** Everything a round works with; time is injected for exact tests. */
 export interface RoundDependencies {
@@ -27,6 +33,8 @@ export interface RoundDependencies {
   /** Run-long admission resources (source inspector, fingerprint cache, benchmark texts, rubric). */
   readonly admission: AdmissionResources;
   readonly progress: ProgressListener;
+  /** Fixed datum whose learner logprobs are measured before the first step and after each (none: no probe). */
+  readonly probe?: Datum;
   /** @default () => new Date() */
   readonly now?: () => Date;
 }
@@ -34,11 +42,13 @@ export interface RoundDependencies {
 /**
  * One self-play round (design map, data flow): (a) the Solver plays environments
  * sampled from memory with and without their hints; (b–g) the Designer proposes
- * environments that are parsed, admitted, calibrated and scored; then the
- * training step computes advantages and diagnostics and calls the trainer
- * (a no-op trainer until training lands). Every step is
- * stored as soon as it finishes; a resumed round skips stored work, and the
- * report is computed from the store.
+ * environments that are parsed, admitted, calibrated and scored (on the
+ * co-evolution schedule's generation steps); then the training step builds
+ * datums from the recorded tokens and updates the policy (`runTrainingStep`),
+ * and the logprob probe is measured. Episodes and designs carry the policy
+ * version they were sampled with (the trainer's). Every step is stored as soon
+ * as it finishes; a resumed round skips stored work, does not re-apply a training
+ * step its restored checkpoint holds, and the report is computed from the store.
  *
  * @throws StoreError when the store cannot be written (the run must stop)
  */
@@ -47,8 +57,10 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
   const now = deps.now ?? (() => new Date());
   const started = now().getTime();
   const record = store.beginRound(round);
-  const policyVersion = 0;
+  // the version the policy samples with this round (the trainer's current one)
+  const policyVersion = deps.trainer.policyVersion;
 
+  const seconds = (from: number) => Math.round((now().getTime() - from) / 100) / 10;
   if (!record.solverPhaseDone) {
     const random = seededRandom(deriveSeed(config.seed, round, "solver"));
     const pool =
@@ -77,6 +89,8 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
     progress.notice?.(`round ${round}: solver phase already stored, skipping it`);
   }
 
+  const solverSeconds = seconds(started);
+  const designerStarted = now().getTime();
   const done = new Set(store.listDesigns(round).map((design) => design.index));
   let learningPotential = (store.getMeta(LEARNING_POTENTIAL_META) as LearningPotentialState | undefined) ?? EMPTY_LEARNING_POTENTIAL;
   // co-evolution: the Designer generates on steps 1, 1 + k, 1 + 2k, … (config.schedule.designerEvery)
@@ -111,13 +125,41 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
     progress.unitDone?.(round, "designer", `design ${index}: ${outcome}`);
   }
 
+  const designerSeconds = seconds(designerStarted);
+  const trainingStarted = now().getTime();
   const designs = store.listDesigns(round);
   const episodes = store.listEpisodes(round);
-  const training = await runTrainingStep(round, episodes, designs, store.listEnvironments(), config, deps.trainer);
+  const loss = lossConfig(config.advantages);
+  if (deps.probe !== undefined) await ensureProbeBaseline(deps.trainer, deps.probe, loss, store);
+  // a run killed after this step's update was checkpointed must not apply it twice
+  const stepKey = `${TRAINING_STEP_META}${round}`;
+  const marker = store.getMeta(stepKey) as { before: number } | undefined;
+  if (marker === undefined) store.setMeta(stepKey, { before: deps.trainer.policyVersion });
+  const apply = marker === undefined || deps.trainer.policyVersion <= marker.before;
+  if (!apply) progress.notice?.(`round ${round}: the training step is already in the restored checkpoint (policy version ${deps.trainer.policyVersion}), not applying it again`);
+  progress.phaseStarted?.(round, "training", 1);
+  const training = await runTrainingStep({
+    step: round,
+    episodes,
+    designs,
+    memory: store.listEnvironments(),
+    config,
+    trainer: deps.trainer,
+    pendingDesigner: (store.getMeta(PENDING_DESIGNER_META) as PendingDesignerDatums | undefined) ?? {},
+    apply,
+  });
+  store.setMeta(PENDING_DESIGNER_META, training.pendingDesigner);
+  const probe = deps.probe === undefined ? null : await measureProbe(deps.trainer, deps.probe, loss, store);
+  progress.unitDone?.(
+    round,
+    "training",
+    `policy version ${training.policyVersion}, ${training.datums} datums` + (probe === null ? "" : `, probe Δlogprob/token ${probe.deltaFromStart.toFixed(4)}`),
+  );
   const report = buildRoundReport(round, designs, episodes, {
-    trainer: { name: deps.trainer.name, policyVersion: training.policyVersion, datums: training.datums },
+    trainer: { name: deps.trainer.name, policyVersion: training.policyVersion, datums: training.datums, ...(probe === null ? {} : { probe }) },
     diagnostics: training.diagnostics,
-    seconds: Math.round((now().getTime() - started) / 100) / 10,
+    seconds: seconds(started),
+    phaseSeconds: { solver: solverSeconds, designer: designerSeconds, training: seconds(trainingStarted) },
   });
   store.finishRound(round, report);
   return report;

@@ -1,7 +1,7 @@
 import { appendFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../../config/index.js";
-import { ConfigError, packageId, type CorpusDocument, type EnvPackage, type LanguageModel, type RoundReport, type Sandbox, type Store, type Trainer } from "../../spec/index.js";
+import { ConfigError, packageId, type CorpusDocument, type Datum, type EnvPackage, type LanguageModel, type RoundReport, type Sandbox, type Store, type Trainer } from "../../spec/index.js";
 import { makeDirectory } from "../../support/make-directory.js";
 import type { AdmissionGate, AdmissionResources } from "../admission/index.js";
 import type { ProgressListener } from "./progress.js";
@@ -28,6 +28,8 @@ export interface SelfPlayRun {
   /** Run-long admission resources (source inspector, fingerprint cache, benchmark texts, rubric). */
   readonly admission: AdmissionResources;
   readonly progress?: ProgressListener;
+  /** Logprob probe datum measured before the first step and after each (from `openTrainer`); none: no probe. */
+  readonly probe?: Datum;
   /** @default () => new Date() */
   readonly now?: () => Date;
 }
@@ -47,7 +49,9 @@ export interface SelfPlayResult {
  * A new run stores its config and puts the seed environments in memory; a
  * resumed run (`resume: true`) skips finished rounds and finished steps of the
  * interrupted one. After every round `report.json` is rewritten atomically and
- * the round's training diagnostics are appended to `metrics.jsonl`.
+ * a `{"kind":"round", …}` line (trainer name, policy version, datums, logprob probe,
+ * seconds per phase, per-role training diagnostics) is appended to `metrics.jsonl`
+ * (the trainer appends its own `trainer_step` line per optimiser step).
  *
  * @throws ConfigError when the directory already holds a run and `resume` is false
  * @throws StoreError when the store cannot be written
@@ -83,9 +87,11 @@ export async function runSelfPlay(run: SelfPlayRun): Promise<SelfPlayResult> {
       gates: run.gates,
       admission: run.admission,
       progress,
+      ...(run.probe ? { probe: run.probe } : {}),
       ...(run.now ? { now: run.now } : {}),
     });
-    appendFileSync(join(run.outDir, RUN_FILES.metrics), `${JSON.stringify({ round, diagnostics: report.diagnostics })}\n`);
+    const line = { kind: "round", round, trainer: report.trainer, seconds: report.seconds, phaseSeconds: report.phaseSeconds, diagnostics: report.diagnostics };
+    appendFileSync(join(run.outDir, RUN_FILES.metrics), `${JSON.stringify(line)}\n`);
     writeReport(reportPath, store);
   }
   writeReport(reportPath, store);

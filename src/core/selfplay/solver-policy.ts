@@ -34,6 +34,7 @@ export function solverPolicy(model: LanguageModel, options: SolverPolicyOptions)
         text: generation.text.trim().slice(0, MAX_ACTION_CHARS),
         ...(generation.tokens ? { tokens: generation.tokens } : {}),
         ...(generation.logprobs ? { logprobs: generation.logprobs } : {}),
+        ...(generation.promptTokens ? { promptTokens: generation.promptTokens } : {}),
       };
     },
   };

@@ -71,6 +71,16 @@ export class CheckpointingTrainer implements Trainer {
     makeDirectory(dirname(options.metricsPath));
   }
 
+  /** The inner client's policy version (optimiser steps applied, counted from a restored checkpoint's). */
+  get policyVersion(): number {
+    return this.inner.policyVersion;
+  }
+
+  /** The inner client's gradient-free forward pass. */
+  forward(datums: readonly Datum[], loss: LossConfig): Promise<ForwardBackwardResult> {
+    return this.inner.forward(datums, loss);
+  }
+
   async forwardBackward(datums: readonly Datum[], loss: LossConfig): Promise<ForwardBackwardResult> {
     const started = this.clock();
     const result = await this.inner.forwardBackward(datums, loss);

@@ -1,8 +1,10 @@
 import type { Config } from "../../config/index.js";
-import type { DesignRecord, EnvironmentRecord, EpisodeRecord, Trainer } from "../../spec/index.js";
+import type { Datum, DesignRecord, EnvironmentRecord, EpisodeRecord, Trainer } from "../../spec/index.js";
 import {
   buildDatums,
   computeAdvantages,
+  designTrajectories,
+  episodeTrajectories,
   lossConfig,
   stepDiagnostics,
   type AdvantageSample,
@@ -11,51 +13,85 @@ import {
   type TokenTrajectory,
 } from "../advantages/index.js";
 import { classifyDesignFailure, solverRewardOfEpisode } from "../rewards/index.js";
+import { correctDelayedDatums, planStep, scheduleDesignerDatums, type PendingDesignerDatums } from "./coevolution.js";
+
+/** What {@link runTrainingStep} works on. */
+export interface TrainingStepInput {
+  /** 1-based training step (one self-play round). */
+  readonly step: number;
+  /** The round's Solver and calibration episodes. */
+  readonly episodes: readonly EpisodeRecord[];
+  /** The round's designs. */
+  readonly designs: readonly DesignRecord[];
+  readonly memory: readonly EnvironmentRecord[];
+  readonly config: Config;
+  readonly trainer: Trainer;
+  /** Designer datums generated earlier and waiting for their delayed update (stored by the caller). */
+  readonly pendingDesigner: PendingDesignerDatums;
+  /**
+   * Apply the update (`forwardBackward` + `optimStep`). False when a resumed run's
+   * trainer checkpoint already holds this step's update: everything else is
+   * recomputed (deterministically) so the pending datums and diagnostics match. @default true
+   */
+  readonly apply?: boolean;
+}
 
 /** What {@link runTrainingStep} reports. */
 export interface TrainingStepResult {
   readonly policyVersion: number;
-  /** Datums sent to the trainer. */
+  /** Datums sent to the trainer this step (Solver datums + due Designer datums). */
   readonly datums: number;
   /** Kept samples that had no token trajectory, so produced no datum. */
   readonly samplesWithoutTokens: number;
+  /** The Designer datums of this step's generation and those trained on now. */
+  readonly designer: {
+    readonly generated: number;
+    readonly trained: number;
+    /** Mean truncated importance weight of the trained ones (1 when none, or when the backend has no `forward`). */
+    readonly importanceWeightMean: number;
+    readonly importanceTruncatedFraction: number;
+  };
+  /** Designer datums still waiting after this step (store them). */
+  readonly pendingDesigner: PendingDesignerDatums;
   readonly diagnostics: StepDiagnostics;
 }
 
 /**
- * The policy-update step of a round (design map, data flow; issue 5): Solver
- * rewards from every episode of the round (`solverRewardOfEpisode`), Designer
- * rewards from the stored designs, group-relative advantages with roles in
- * separate groups (`computeAdvantages`), datums from token trajectories
- * (`buildDatums`), one `forwardBackward` + `optimStep` on the trainer, and the
- * step's diagnostics (`stepDiagnostics`).
+ * The policy-update step of a round (design map, data flow; issue 6, co-evolution):
+ * Solver rewards from every episode of the round (`solverRewardOfEpisode`),
+ * Designer rewards from the stored designs, group-relative advantages with roles in
+ * separate groups (`computeAdvantages`), datums from the token trajectories the
+ * episodes and designs recorded (`episodeTrajectories`, `designTrajectories`,
+ * `buildDatums`; samples with advantage 0 are left out).
  *
- * Trajectories need the token ids of whole conversations (prompt, observation
- * and action tokens); the providers give action tokens only, so `trajectories`
- * is empty until the training issue supplies them, and no datum is built.
+ * Schedule (co-evolving proposer and solver; SPADE delayed Designer update): the
+ * Solver's datums are trained on at once; the Designer's datums of this step go to
+ * `pendingDesigner` and are trained on `schedule.designerDelay` steps later, their
+ * advantages corrected by truncated importance sampling against the current learner
+ * (`correctDelayedDatums`, when the backend has `forward`). Both roles' datums go into
+ * one `forwardBackward` (same weights, separate advantages), then one `optimStep`.
+ *
+ * @throws TrainingDataError when a recorded trajectory is inconsistent
+ * @throws TrainerRequestError / TrainerUnavailableError from the backend
  */
-export async function runTrainingStep(
-  round: number,
-  episodes: readonly EpisodeRecord[],
-  designs: readonly DesignRecord[],
-  memory: readonly EnvironmentRecord[],
-  config: Config,
-  trainer: Trainer,
-  trajectories: ReadonlyMap<string, TokenTrajectory> = new Map(),
-): Promise<TrainingStepResult> {
-  const byId = new Map(memory.map((record) => [record.id, record] as const));
+export async function runTrainingStep(input: TrainingStepInput): Promise<TrainingStepResult> {
+  const { config, trainer } = input;
+  const byId = new Map(input.memory.map((record) => [record.id, record] as const));
   const samples: AdvantageSample[] = [];
-  episodes.forEach((record, index) => {
+  const trajectories = new Map<string, readonly TokenTrajectory[]>();
+  input.episodes.forEach((record, index) => {
     const range = byId.get(record.environmentId)?.package.manifest.rewardRange;
     if (range === undefined) return;
+    const id = `episode/${index}`;
     samples.push({
-      id: `episode/${index}`,
+      id,
       reward: solverRewardOfEpisode(record.episode, range, config.reward).reward,
       group: { role: "solver", environmentId: record.environmentId, hint: record.hint, policyVersion: record.policyVersion },
     });
+    trajectories.set(id, episodeTrajectories(record.episode));
   });
   const designInputs: DesignDiagnosticsInput[] = [];
-  for (const design of designs) {
+  for (const design of input.designs) {
     const admitted = design.environmentId === null ? undefined : byId.get(design.environmentId);
     const failure = classifyDesignFailure(design.verdicts);
     if (admitted?.scores) {
@@ -67,24 +103,44 @@ export async function runTrainingStep(
       designInputs.push({ kind: "ignored" });
       continue;
     }
+    const id = `design/${design.index}`;
     samples.push({
-      id: `design/${design.index}`,
+      id,
       reward: design.reward,
       group: { role: "designer", promptHash: design.promptHash, skillGroup: admitted?.package.manifest.skills[0] ?? "none" },
     });
+    trajectories.set(id, designTrajectories(design.tokens));
   }
   const advantages = computeAdvantages(samples, config.advantages);
-  const { datums, missing } = buildDatums(advantages, trajectories);
-  await trainer.forwardBackward(
-    datums.map((entry) => entry.datum),
-    lossConfig(config.advantages),
-  );
-  const { learningRate, beta1, beta2, epsilon } = config.trainer;
-  const step = await trainer.optimStep({ learningRate, beta1, beta2, epsilon });
+  const built = buildDatums(advantages, trajectories);
+  const loss = lossConfig(config.advantages);
+  const plan = planStep(input.step, config.schedule);
+  const generated: Datum[] = built.datums.filter((entry) => entry.role === "designer").map((entry) => entry.datum);
+  const { pending, due } = scheduleDesignerDatums(input.pendingDesigner, plan, generated);
+  const apply = input.apply ?? true;
+  const correction =
+    apply && due.length > 0 && trainer.forward !== undefined
+      ? await correctDelayedDatums({ forward: trainer.forward.bind(trainer) }, due, loss)
+      : { datums: due, truncatedFraction: 0, meanWeight: 1 };
+  const solverDatums = built.datums.filter((entry) => entry.role === "solver").map((entry) => entry.datum);
+  const batch = [...solverDatums, ...correction.datums];
+  let policyVersion = trainer.policyVersion;
+  if (apply) {
+    await trainer.forwardBackward(batch, loss);
+    const { learningRate, beta1, beta2, epsilon } = config.trainer;
+    policyVersion = (await trainer.optimStep({ learningRate, beta1, beta2, epsilon })).policyVersion;
+  }
   return {
-    policyVersion: step.policyVersion,
-    datums: datums.length,
-    samplesWithoutTokens: missing.length,
-    diagnostics: stepDiagnostics({ step: round, advantages, datums, designs: designInputs }),
+    policyVersion,
+    datums: batch.length,
+    samplesWithoutTokens: built.missing.length,
+    designer: {
+      generated: generated.length,
+      trained: correction.datums.length,
+      importanceWeightMean: correction.meanWeight,
+      importanceTruncatedFraction: correction.truncatedFraction,
+    },
+    pendingDesigner: pending,
+    diagnostics: stepDiagnostics({ step: input.step, advantages, datums: built.datums, designs: designInputs, missing: built.missing, zeroAdvantage: built.zeroAdvantage }),
   };
 }

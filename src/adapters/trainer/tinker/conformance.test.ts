@@ -63,7 +63,7 @@ describe("reference trainer (tiny random model)", () => {
   });
 
   it("serves the current policy as a LanguageModel with the sampler's tokens and logprobs", async () => {
-    // control-flow: a scripted tokenizer (the tiny model has none); sampling is the real trainer's
+    // control-flow: a scripted tokenizer (fixed prompt ids); sampling is the real trainer's
     const tokenizer: ChatTokenizer = {
       encodeChat: async (messages) => [2, ...messages.map((message) => message.content.length % 60)],
       decode: async (tokens) => tokens.map((token) => `<${token}>`).join(""),

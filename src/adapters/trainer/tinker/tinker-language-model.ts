@@ -32,6 +32,13 @@ export class ReferenceTrainerTokenizer implements ChatTokenizer {
     return result.tokens;
   }
 
+  /** Token ids of plain `text` (no chat template, no special tokens). */
+  async encodeText(text: string): Promise<readonly number[]> {
+    const result = await this.http.post<{ tokens?: number[] }>("/envforge/v1/tokenize", { text });
+    if (!Array.isArray(result.tokens)) throw new TrainerRequestError("tokenize answered without tokens", { status: 200 });
+    return result.tokens;
+  }
+
   async decode(tokens: readonly number[]): Promise<string> {
     const result = await this.http.post<{ text?: string }>("/envforge/v1/detokenize", { tokens });
     if (typeof result.text !== "string") throw new TrainerRequestError("detokenize answered without text", { status: 200 });
@@ -80,6 +87,7 @@ export class TinkerLanguageModel implements LanguageModel {
         text: await this.tokenizer.decode(sequence.tokens),
         tokens: sequence.tokens,
         logprobs: sequence.logprobs,
+        promptTokens,
         finishReason: sequence.stopReason,
       };
     } catch (error) {

@@ -59,7 +59,7 @@ interface ForwardBackwardOutput {
  */
 export class TinkerTrainer implements TrainingClient {
   readonly name = "tinker";
-  private policyVersion: number;
+  private version: number;
 
   private constructor(
     private readonly http: TinkerHttp,
@@ -68,7 +68,12 @@ export class TinkerTrainer implements TrainingClient {
     readonly baseModel: string,
     policyVersion: number,
   ) {
-    this.policyVersion = policyVersion;
+    this.version = policyVersion;
+  }
+
+  /** Optimiser steps applied (counted from the version passed to {@link TinkerTrainer.create}). */
+  get policyVersion(): number {
+    return this.version;
   }
 
   /** Creates a LoRA training run on `options.baseModel`. */
@@ -109,8 +114,8 @@ export class TinkerTrainer implements TrainingClient {
       model_id: this.modelId,
       adam_params: { learning_rate: adam.learningRate, beta1: adam.beta1, beta2: adam.beta2, eps: adam.epsilon },
     });
-    this.policyVersion += 1;
-    return { policyVersion: this.policyVersion };
+    this.version += 1;
+    return { policyVersion: this.version };
   }
 
   async saveWeightsForSampler(name: string): Promise<TinkerSamplingClient> {

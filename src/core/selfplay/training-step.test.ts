@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../config/index.js";
+import { samplePackage } from "../../adapters/store/store.contract.js";
+import { packageId, reject, type AdamParams, type Datum, type DesignRecord, type EpisodeRecord, type ForwardBackwardResult, type Trainer } from "../../spec/index.js";
+import { runTrainingStep } from "./training-step.js";
+
+// Control-flow tests of the training step with hand-made records and a recording
+// in-memory trainer (no model, no backend): which datums go to the trainer when.
+
+/** Records batches; its `forward` answers learner logprobs = sampling logprob + ln 3 (ratio 3). */
+class RecordingTrainer implements Trainer {
+  readonly name = "recording";
+  policyVersion = 0;
+  readonly batches: Datum[][] = [];
+  forwards = 0;
+  async forward(datums: readonly Datum[]): Promise<ForwardBackwardResult> {
+    this.forwards += 1;
+    return { datums: datums.length, loss: null, logprobs: datums.map((datum) => datum.logprobs.map((value, index) => (datum.mask[index] === 1 ? value + Math.log(3) : 0))) };
+  }
+  async forwardBackward(datums: readonly Datum[]): Promise<ForwardBackwardResult> {
+    this.batches.push([...datums]);
+    return { datums: datums.length, loss: 0 };
+  }
+  async optimStep(_adam: AdamParams): Promise<{ readonly policyVersion: number }> {
+    this.policyVersion += 1;
+    return { policyVersion: this.policyVersion };
+  }
+  async close(): Promise<void> {}
+}
+
+const pkg = samplePackage(1);
+const memory = [{ id: packageId(pkg), package: pkg, round: null, scores: null }];
+const config = parseConfig({ schedule: { designerEvery: 1, designerDelay: 1 } });
+
+function episode(reward: number, withTokens = true): EpisodeRecord {
+  const turn = { action: "42", observation: "", reward, ...(withTokens ? { promptTokens: [2, 10, 11], actionTokens: [40, 41], actionLogprobs: [-0.5, -0.25] } : {}) };
+  return { round: 1, environmentId: memory[0]!.id, role: "solver", hint: false, policyVersion: 0, episode: { seed: reward, initialObservation: "q", turns: [turn], return: reward, won: reward === 1, terminated: true, truncated: false } };
+}
+function design(index: number, gate: string, reward: number): DesignRecord {
+  return {
+    round: 1, index, promptHash: "p", corpusDocumentIds: [], completion: "x", environmentId: null, reward, policyVersion: 0,
+    verdicts: [reject(gate, "bad", "bad design")],
+    tokens: { prompt: [2, 20], completion: [30, 31, 32], logprobs: [-1, -1, -1] },
+  };
+}
+const designs = [design(0, "parse", -1), design(1, "static", -0.5)];
+
+describe("runTrainingStep (recording trainer)", () => {
+  it("trains the Solver at once and the Designer designerDelay steps later with truncated importance weights", async () => {
+    const trainer = new RecordingTrainer();
+    const first = await runTrainingStep({ step: 1, episodes: [episode(1), episode(0)], designs, memory, config, trainer, pendingDesigner: {} });
+    expect(first).toMatchObject({ policyVersion: 1, datums: 2, samplesWithoutTokens: 0, designer: { generated: 2, trained: 0 } });
+    expect(trainer.batches[0]?.map((datum) => datum.advantages)).toEqual([[0, 0, 0.5, 0.5], [0, 0, -0.5, -0.5]]);
+    expect(Object.keys(first.pendingDesigner)).toEqual(["1"]);
+    expect(first.diagnostics.designer).toMatchObject({ datums: 2, samplesWithoutTokens: 0 });
+
+    const second = await runTrainingStep({ step: 2, episodes: [episode(1), episode(0)], designs: [], memory, config, trainer, pendingDesigner: first.pendingDesigner });
+    expect(second).toMatchObject({ policyVersion: 2, datums: 4, designer: { generated: 0, trained: 2, importanceWeightMean: 2, importanceTruncatedFraction: 1 } });
+    // Designer advantages ∓0.25 (rewards −1, −0.5), times the truncated weight min(3, 2) = 2, on completion tokens only
+    expect(trainer.batches[1]?.slice(2).map((datum) => datum.advantages)).toEqual([[0, -0.5, -0.5, -0.5], [0, 0.5, 0.5, 0.5]]);
+    expect(trainer.batches[1]?.slice(2).map((datum) => datum.mask)).toEqual([[0, 1, 1, 1], [0, 1, 1, 1]]);
+    expect(second.pendingDesigner).toEqual({});
+  });
+
+  it("counts samples without tokens and with advantage 0, and sends no datum for them", async () => {
+    const trainer = new RecordingTrainer();
+    const result = await runTrainingStep({ step: 1, episodes: [episode(1, false), episode(0, false), episode(0.5)], designs: [], memory, config, trainer, pendingDesigner: {} });
+    expect(result.datums).toBe(0);
+    expect(result.samplesWithoutTokens).toBe(2);
+    expect(result.diagnostics.solver).toMatchObject({ samplesWithoutTokens: 2, zeroAdvantageSamples: 1, datums: 0 });
+    expect(trainer.batches).toEqual([[]]);
+  });
+
+  it("with apply false touches no trainer but schedules the same pending datums", async () => {
+    const trainer = new RecordingTrainer();
+    const applied = await runTrainingStep({ step: 1, episodes: [episode(1), episode(0)], designs, memory, config, trainer: new RecordingTrainer(), pendingDesigner: {} });
+    const skipped = await runTrainingStep({ step: 1, episodes: [episode(1), episode(0)], designs, memory, config, trainer, pendingDesigner: {}, apply: false });
+    expect(trainer.batches).toEqual([]);
+    expect(trainer.forwards).toBe(0);
+    expect(skipped.pendingDesigner).toEqual(applied.pendingDesigner);
+    expect(skipped.policyVersion).toBe(0);
+  });
+});
