@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BwrapSandbox } from "./bwrap-sandbox.js";
-import { JailCgroup, probeCgroups } from "./cgroup.js";
+import { JailCgroup, probeCgroups, sweepStaleCgroups } from "./cgroup.js";
 import { programWithStep } from "./sandbox.contract.js";
 
 const roots: string[] = [];
@@ -43,6 +43,18 @@ describe("probeCgroups", () => {
 
   it("reports a machine without cgroup hierarchies as inactive", () => {
     expect(probeCgroups(fakeRoot({}), "0::/\n")).toMatchObject({ active: false, detail: "no cgroup hierarchy with the memory and pids controllers is mounted" });
+  });
+
+  it("sweeps the empty jail cgroups of supervisors that no longer run, and nothing else", () => {
+    const root = fakeRoot({ "memory/cgroup.procs": "", "pids/cgroup.procs": "" });
+    const support = probeCgroups(root, "4:memory:/\n8:pids:/\n");
+    if (!support.active) throw new Error(support.detail);
+    const gone = join(root, "memory", "envforge-2147483646-1"); // above any pid_max: never a running process
+    const live = join(root, "pids", `envforge-${process.pid}-7`);
+    const other = join(root, "pids", "not-envforge");
+    for (const directory of [gone, live, other]) mkdirSync(directory);
+    expect(sweepStaleCgroups(support)).toEqual([gone]);
+    expect([existsSync(gone), existsSync(live), existsSync(other)]).toEqual([false, true, true]);
   });
 
   it("writes the v1 limits into a new jail cgroup and removes it", async () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ZygoteCommand } from "./jail.js";
 
@@ -99,6 +99,35 @@ export function probeCgroups(root = "/sys/fs/cgroup", selfCgroup?: string): Cgro
     return { active: true, version: "v2", parents, detail: `cgroup v2, one cgroup per jail under ${parent}${enabled.includes("cpu") ? "" : "; cpu controller not enabled (no CPU limit)"}` };
   }
   return { active: false, detail: "no cgroup hierarchy with the memory and pids controllers is mounted", howToEnable: CGROUP_HOW_TO_ENABLE };
+}
+
+/**
+ * Removes the empty jail cgroups (`envforge-PID-N`) that supervisors which exited
+ * without closing their sandbox left behind: those whose PID no longer runs. A
+ * cgroup that still holds processes is left alone (rmdir refuses it).
+ * @returns the directories removed
+ */
+export function sweepStaleCgroups(support: Extract<CgroupSupport, { active: true }>): string[] {
+  const removed: string[] = [];
+  for (const parent of new Set(Object.values(support.parents))) {
+    let names: string[];
+    try {
+      names = readdirSync(parent);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const owner = /^envforge-(\d+)-\d+$/.exec(name)?.[1];
+      if (owner === undefined || existsSync(`/proc/${owner}`)) continue;
+      try {
+        rmdirSync(join(parent, name));
+        removed.push(join(parent, name));
+      } catch {
+        // not empty, or already gone
+      }
+    }
+  }
+  return removed;
 }
 
 /** Counts jail cgroups, so that names are unique within this process. */

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import type { EnvProgram, EnvSession, Sandbox, SandboxOutcome } from "../../spec/index.js";
-import { JailCgroup, probeCgroups, type CgroupSupport } from "./cgroup.js";
+import { JailCgroup, probeCgroups, sweepStaleCgroups, type CgroupSupport } from "./cgroup.js";
 import { Jail, type ZygoteCommand } from "./jail.js";
 import { DEFAULT_SANDBOX_LIMITS, zygoteLimits, type SandboxLimits } from "./limits.js";
 import { ZygoteSession, type JailSource } from "./zygote-session.js";
@@ -104,6 +104,7 @@ export class ZygoteSandbox implements Sandbox {
       options.cgroups === false
         ? { active: false, detail: "disabled by the caller (cgroups: false)", howToEnable: "leave the cgroups option at its default (true)" }
         : probeCgroups();
+    if (this.cgroups.active) sweepStaleCgroups(this.cgroups);
     this.slots = Array.from({ length: this.workers }, () => null);
   }
 
