@@ -53,6 +53,25 @@ describe("BwrapSandbox jails", () => {
     expect(sandbox.jailProcessIds().length).toBeLessThanOrEqual(1);
   });
 
+  it("refuses _ctypes however it is imported (plain, importlib, or from an oracle): the jailed zygote never loads it, so every import raises the audited event", async () => {
+    const sandbox = create();
+    const attacks = ["        import _ctypes", "        import importlib\n        importlib.import_module('_ctypes')", "        __import__('_ctypes')"];
+    for (const attack of attacks) {
+      const session = unwrap(await sandbox.open(programWithStep(attack)));
+      unwrap(await session.reset(1));
+      const outcome = await session.step("a");
+      expect(outcome.kind, attack).toBe("forbidden");
+      if (outcome.kind !== "ok") expect(outcome.message).toContain("_ctypes");
+      await session.close();
+    }
+    const oracle = { ...programWithStep("        pass"), oracleSource: "import importlib\ndef act(env, observation):\n    importlib.import_module('_ctypes')\n    return 'x'\n" };
+    const session = unwrap(await sandbox.open(oracle));
+    unwrap(await session.reset(1));
+    const outcome = await session.oracleAction("seed 1");
+    expect(outcome.kind).toBe("forbidden");
+    await session.close();
+  });
+
   it("survives the death of a whole jail: the live episode gets a crash, the next reset starts a fresh jail", async () => {
     const sandbox = create();
     const session = unwrap(await sandbox.open(programWithStep("        pass")));

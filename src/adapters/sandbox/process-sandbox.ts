@@ -30,7 +30,8 @@ function processLauncher(python: string): ZygoteLauncher {
       root ??= mkdtempSync(join(tmpdir(), "envforge-process-sandbox-"));
       return {
         command: python,
-        args: ["-S", "-s", "-P", "-B", ZYGOTE_PATH, "--tmp", root],
+        // the parent-death signal needs ctypes in the zygote (see capture_prctl in zygote.py); no pid namespace here kills orphans
+        args: ["-S", "-s", "-P", "-B", ZYGOTE_PATH, "--tmp", root, "--parent-death-signal"],
         env: { PYTHONHASHSEED: "0", PATH: "/usr/bin:/bin" },
       };
     },

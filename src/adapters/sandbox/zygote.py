@@ -102,9 +102,14 @@ finally:
     sys.path.remove("/usr/lib/python3/dist-packages")
 
 def capture_prctl():
-    """libc's prctl, captured once at start-up for the episode children (parent-death signal);
-    ctypes is then dropped from sys.modules, so that environment code cannot import it without
-    the audit hook seeing the import, and every call through ctypes raises an audit event."""
+    """libc's prctl, captured once at start-up for the episode children (parent-death signal),
+    only with `--parent-death-signal` (the `process` backend, which has no pid namespace to kill
+    orphans and runs trusted code only). Once loaded, the `_ctypes` extension stays in the
+    interpreter's extension cache, and re-importing it (plain `import _ctypes` or importlib)
+    raises no audit event even after it is dropped from sys.modules; so the bwrap backend never
+    loads it, and every import of it there is seen and refused by the audit hook."""
+    if "--parent-death-signal" not in sys.argv:
+        return None
     try:
         import ctypes
 
