@@ -8,7 +8,7 @@ import { readCorpus } from "../adapters/corpus/index.js";
 import { loadSeedPackages } from "../adapters/package-files/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
-import { packageId, type Datum, type EpisodeRecord, type LanguageModel, type RoundReport, type Trainer, type Turn } from "../spec/index.js";
+import { ConfigError, packageId, type Datum, type EpisodeRecord, type LanguageModel, type RoundReport, type Trainer, type Turn } from "../spec/index.js";
 import { admissionResources } from "./admission-resources.js";
 import { ZeroLatencyPolicy, ZeroLatencyTrainingClient } from "./bench-training-fakes.js";
 import { openTrainer } from "./open-trainer.js";
@@ -133,6 +133,7 @@ async function benchSyntheticStep(config: Config): Promise<{ seconds: number; da
  */
 export async function benchTrainingCommand(flags: BenchTrainingFlags, write: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
   const config = parseConfig(flags.config === undefined ? {} : readConfigFile(flags.config), flags.config ?? "defaults");
+  if (flags.real && config.trainer.backend === "noop") throw new ConfigError('bench training --real needs trainer.backend "reference" or "tinker", not "noop"');
   const orchestrator = await benchRun(config, async (outDir, store) => {
     const policy = new ZeroLatencyPolicy();
     const probe = await policy.generate(PROBE_MESSAGES, { maxTokens: 1, temperature: 0 });
@@ -148,7 +149,7 @@ export async function benchTrainingCommand(flags: BenchTrainingFlags, write: (te
   const real = flags.real
     ? await benchRun(config, async (outDir, store) => {
         const opened = await openTrainer({ ...config, out: outDir }, outDir, store, false);
-        if (opened.policy === null) throw new Error("bench training --real needs trainer.backend reference or tinker");
+        if (opened.policy === null) throw new ConfigError('bench training --real needs trainer.backend "reference" or "tinker"');
         return { trainer: opened.trainer, model: opened.policy, probe: opened.probe, close: () => opened.close() };
       })
     : null;

@@ -28,7 +28,7 @@ program
   .description("run self-play rounds: Solver episodes, Designer proposals, admission, calibration")
   .option("--config <file>", "JSON config file (see README, Configuration)")
   .option("--rounds <n>", "rounds to run (config: rounds)", integer("--rounds", 1))
-  .option("--designs <n>", "Designer proposals per round (config: designer.designs)", integer("--designs", 0))
+  .option("--designs <n>", "Designer proposals per generation round: rounds 1, 1+k, 1+2k, … with k = schedule.designerEvery (config: designer.designs)", integer("--designs", 0))
   .option("--plays <n>", "plays per environment per hint condition (config: plays)", integer("--plays", 1))
   .option("--model <spec>", "embedded | path.gguf | hf:<uri> | http(s)://host/v1#model (config: model.spec)")
   .option("--out <dir>", "run directory (config: out)")

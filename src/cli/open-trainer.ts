@@ -122,7 +122,7 @@ async function probeOf(tokenizer: ReferenceTrainerTokenizer, url: string): Promi
   try {
     return probeDatum(await tokenizer.encodeChat(PROBE_MESSAGES), await tokenizer.encodeText(PROBE_COMPLETION));
   } catch (error) {
-    if (error instanceof TrainerRequestError && (error.status === 404 || error.status === 405)) {
+    if (error instanceof TrainerRequestError && (error.status === 404 || error.status === 405 || error.status === 501)) {
       throw new ConfigError(
         `the trainer at ${url} has no tokenizer route (/envforge/v1/tokenize); envforge samples the policy through it. ` +
           `Hosted Tinker services do not serve it: run the reference trainer (trainer.backend "reference", or "tinker" with a server started by envforge trainer up), or trainer.backend "noop"`,

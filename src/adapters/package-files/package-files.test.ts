@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -32,6 +33,14 @@ describe("environment package files", () => {
     writeFileSync(join(folder, "env.json"), "{");
     expect(() => loadPackageFolder(folder)).toThrowError(PackageFormatError);
     expect(() => loadPackageFolder(join(folder, "missing"))).toThrowError(/cannot read/);
+  });
+
+  it("refuses an env.py that is a FIFO instead of blocking on it forever", () => {
+    const folder = mkdtempSync(join(tmpdir(), "envforge-pkg-"));
+    savePackageFolder(samplePackage(1), folder);
+    rmSync(join(folder, "env.py"));
+    execFileSync("mkfifo", [join(folder, "env.py")]);
+    expect(() => loadPackageFolder(folder)).toThrowError(/env\.py: not a regular file/);
   });
 
   it("rejects a document without both files", () => {

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { makeDirectory } from "../../support/make-directory.js";
@@ -81,6 +81,8 @@ export function formatIssues(error: z.ZodError): string {
 
 function readText(path: string): string {
   try {
+    // a FIFO or device would block the process forever on a synchronous read
+    if (!statSync(path).isFile()) throw new Error("not a regular file");
     return readFileSync(path, "utf8");
   } catch (error) {
     throw new PackageFormatError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
