@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -70,6 +70,13 @@ describe("envforge run", () => {
     const typo = spawnSync("node", [BIN, "run", "--resume", "--out", join(folder, "runn")], { encoding: "utf8" });
     expect(typo.status).toBe(2);
     expect(typo.stderr).toMatch(/holds no run/);
+    const empty = join(folder, "empty");
+    mkdirSync(empty);
+    writeFileSync(join(empty, "envforge.db"), "");
+    const emptyStore = spawnSync("node", [BIN, "run", "--resume", "--out", empty], { encoding: "utf8" });
+    expect(emptyStore.status).toBe(2);
+    expect(emptyStore.stderr).toMatch(/holds no run/);
+    expect(existsSync(join(empty, "report.json"))).toBe(false);
   }, 600_000);
 
   it("exits 2 for bad flags and an unknown model spec", () => {

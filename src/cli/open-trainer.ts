@@ -97,6 +97,7 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
     const sampler = checkpoint === null ? client.baseSampler() : await client.saveWeightsForSampler(`resume-${checkpoint.policyVersion}`);
     const policy = new TinkerLanguageModel(sampler, tokenizer, `${baseModel}@${settings.backend}`);
     const trainer = new CheckpointingTrainer(client, {
+      name: settings.backend,
       store,
       metricsPath: join(outDir, RUN_FILES.metrics),
       checkpointEvery: settings.checkpointEvery,

@@ -86,6 +86,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const storePath = join(outDir, RUN_FILES.store);
   if (resume && !existsSync(storePath)) throw new ConfigError(`--resume: ${outDir} holds no run (${storePath} not found)`);
   const stored = resume ? readStoredConfig(storePath) : undefined;
+  if (resume && stored === undefined) throw new ConfigError(`--resume: ${outDir} holds no run (${storePath} has no stored run config)`);
   // a resumed run continues with its stored config; a config file and flags given now override it
   const config = resolveRunConfig(flags, stored ?? {});
   const sandbox = openSandbox(config.sandbox);
@@ -151,10 +152,13 @@ function importFrontierLineages(config: Config, store: Store): void {
   }
 }
 
+/** The config stored in a run's store (without `out`), or undefined when the store holds no run. */
 function readStoredConfig(storePath: string): unknown {
   const store = new SqliteStore(storePath);
   try {
-    const { out: _out, ...config } = (store.getMeta("config") ?? {}) as Record<string, unknown>;
+    const stored = store.getMeta("config");
+    if (stored === undefined) return undefined;
+    const { out: _out, ...config } = stored as Record<string, unknown>;
     return config;
   } finally {
     store.close();

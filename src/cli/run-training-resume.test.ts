@@ -69,7 +69,7 @@ describe("envforge run with the reference trainer", () => {
 
     const resumed = spawnSync("node", [BIN, "run", "--resume", "--out", out], { encoding: "utf8", timeout: 400_000 });
     expect(resumed.status, resumed.stderr).toBe(0);
-    expect(resumed.stdout).toMatch(/trainer: tinker, policy version 3, .*probe logprob/);
+    expect(resumed.stdout).toMatch(/trainer: reference, policy version 3, .*probe logprob/);
 
     const lines = metricsOf(metrics);
     // one optimiser step per round, versions continuing from the checkpoint, each line once

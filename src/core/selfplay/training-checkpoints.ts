@@ -46,6 +46,8 @@ export interface CheckpointingTrainerOptions {
   readonly checkpointEvery: number;
   /** Called with the sampler of every newly published policy version. */
   readonly onPublish?: (sampler: SamplingClient, policyVersion: number) => void;
+  /** Backend name shown in reports and the summary, e.g. `reference`. @default the client's name */
+  readonly name?: string;
   /** @default performance.now */
   readonly clock?: () => number;
 }
@@ -66,7 +68,7 @@ export class CheckpointingTrainer implements Trainer {
     private readonly inner: TrainingClient,
     private readonly options: CheckpointingTrainerOptions,
   ) {
-    this.name = inner.name;
+    this.name = options.name ?? inner.name;
     this.clock = options.clock ?? (() => performance.now());
     makeDirectory(dirname(options.metricsPath));
   }
