@@ -4,6 +4,7 @@ import { admissionConcurrency, admit, admitMany, buildGates, type AdmissionConte
 import { loadSeedPackages } from "../adapters/package-files/index.js";
 import { BwrapSandbox } from "../adapters/sandbox/index.js";
 import { admissionResources } from "./admission-resources.js";
+import { percentile } from "../support/percentile.js";
 
 /** Flags of `envforge bench admission`. */
 export interface BenchAdmissionFlags {
@@ -11,11 +12,6 @@ export interface BenchAdmissionFlags {
   readonly repeats?: number;
   /** Benchmark texts for the decontamination gate (`.jsonl` or folder); none when absent. */
   readonly benchmarks?: string;
-}
-
-function percentile(values: readonly number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? 0;
 }
 
 /**

@@ -1,6 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,15 +10,7 @@ import { ensureProbeBaseline, measureProbe, TRAINER_CHECKPOINT_META } from "../c
 import { ConfigError } from "../spec/index.js";
 import type { TinkerLanguageModel } from "../adapters/trainer/index.js";
 import { openTrainer } from "./open-trainer.js";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "../testing/free-port.js";
 
 /** `trainer.backend: "tinker"` against a running reference trainer (tiny random model). */
 describe("openTrainer", () => {

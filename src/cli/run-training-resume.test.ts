@@ -1,27 +1,18 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { stopReferenceTrainer } from "../adapters/trainer/index.js";
+import { freePort } from "../testing/free-port.js";
 
 // End-to-end test of the built CLI training with the real reference trainer on its
 // tiny random model (random weights, lossy byte tokenizer: the policy's text is
 // noise, so this tests control flow and bookkeeping, not learning).
 
 const BIN = fileURLToPath(new URL("../../bin/envforge.js", import.meta.url));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface MetricsLine {
   readonly kind: string;

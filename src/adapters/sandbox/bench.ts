@@ -5,6 +5,7 @@ import type { EnvProgram, EnvSession, SandboxOutcome } from "../../spec/index.js
 import { BwrapSandbox } from "./bwrap-sandbox.js";
 import { encodeFrame, FrameDecoder } from "./frames.js";
 import { descendantsOf, proportionalBytes } from "./process-tree.js";
+import { percentile } from "../../support/percentile.js";
 
 /** Path of the unisolated baseline driver. */
 const UNISOLATED_PATH = fileURLToPath(new URL("./bench-unisolated.py", import.meta.url));
@@ -61,9 +62,7 @@ export interface SandboxBenchResult {
 
 /** p50/p99 of samples (nearest rank). */
 export function percentiles(samples: readonly number[]): Percentiles {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const rank = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
-  return { p50: round(rank(0.5)), p99: round(rank(0.99)), samples: sorted.length };
+  return { p50: round(percentile(samples, 0.5)), p99: round(percentile(samples, 0.99)), samples: samples.length };
 }
 
 function round(value: number): number {

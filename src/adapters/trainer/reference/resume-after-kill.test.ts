@@ -1,5 +1,4 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -9,15 +8,7 @@ import { SqliteStore } from "../../store/index.js";
 import { TinkerHttp } from "../tinker/tinker-http.js";
 import { TinkerTrainer } from "../tinker/tinker-trainer.js";
 import { startReferenceTrainer, stopReferenceTrainer } from "./reference-trainer-process.js";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "../../../testing/free-port.js";
 
 const LOSS = { kind: "ppo", clipLow: 0.2, clipHigh: 0.28 } as const;
 const ADAM = { learningRate: 0.02, beta1: 0.9, beta2: 0.95, epsilon: 1e-8 };

@@ -1,5 +1,4 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,15 +9,7 @@ import { TinkerTrainer } from "./tinker-trainer.js";
 import { TinkerLanguageModel, type ChatTokenizer } from "./tinker-language-model.js";
 import { ModelRequestError } from "../../../spec/index.js";
 import { trainerContract } from "../trainer.contract.js";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "../../../testing/free-port.js";
 
 /**
  * The conformance suite against the real reference trainer process (Python, torch)
