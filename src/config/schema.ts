@@ -77,6 +77,12 @@ export const ConfigSchema = z
       .object({
         /** Designer completions per round. CLI `--designs`. @default 2 */
         designs: z.number().int().min(0).max(100_000).default(2),
+        /**
+         * Designs that share one prompt (G, SPADE): designs g·G … g·G + G − 1 of a round get the same corpus
+         * documents and memory examples, so their rewards form one Designer group (`advantages.designerGroupBy:
+         * "prompt"`); with G = 1 every design is alone in its group and the Designer gets no advantage. @default 2
+         */
+        samplesPerPrompt: z.number().int().min(1).max(1024).default(2),
         /** Corpus documents shown per Designer prompt (k). @default 2 */
         corpusDocuments: z.number().int().min(0).max(32).default(2),
         /** Environments from memory shown per prompt, highest designer reward first (m). @default 1 */
@@ -132,8 +138,12 @@ export const ConfigSchema = z
         learningPotentialFastRate: z.number().gt(0).max(1).default(0.5),
         /** `learning-potential` mode: step size of the slow pass-rate EMA. @default 0.1 */
         learningPotentialSlowRate: z.number().gt(0).max(1).default(0.1),
-        /** Solver reward added per invalid action, after clipping the return. @default 0 */
-        invalidActionPenalty: z.number().max(0).default(0),
+        /**
+         * Solver reward added per invalid action (a turn whose `info` has `invalid_action: true`), after clipping
+         * the return. Small, so a win outranks a clean loss up to 49 invalid actions, yet it separates the plays of
+         * a group that no play wins (a learning signal for a model below an environment's frontier). @default -0.02
+         */
+        invalidActionPenalty: z.number().max(0).default(-0.02),
         /** Solver reward added when the sandbox cut the episode (timeout, limits, crash), after clipping. @default 0 */
         sandboxCutPenalty: z.number().max(0).default(0),
       })
@@ -332,8 +342,11 @@ export const ConfigSchema = z
         loraRank: z.number().int().min(1).max(256).default(8),
         /** Port of the `reference` trainer on 127.0.0.1. @default 8765 */
         port: z.number().int().min(1).max(65_535).default(8765),
-        /** Adam learning rate. @default 0.00001 */
-        learningRate: z.number().positive().default(1e-5),
+        /**
+         * Adam learning rate. The trainer trains a LoRA adapter, whose rate is about 10x a full fine-tune's
+         * (Schulman et al., "LoRA Without Regret", Thinking Machines 2025; the Tinker cookbook's `get_lr`). @default 0.0001
+         */
+        learningRate: z.number().positive().default(1e-4),
         /** Adam β1. @default 0.9 */
         beta1: z.number().min(0).lt(1).default(0.9),
         /** Adam β2. @default 0.95 */

@@ -1,5 +1,15 @@
 import type { SandboxFailureKind } from "./sandbox.js";
 
+/**
+ * The `info` key by which an environment says it refused the action: it could not
+ * be read in the task's format, or it is not allowed in the current state, so the
+ * step changed nothing. `info.invalid_action === true` marks the turn
+ * ({@link Turn.invalidAction}); the Solver reward adds `reward.invalidActionPenalty`
+ * per marked turn. Any other value, or no key, is a valid action. envforge's
+ * convention (Gymnasium leaves `info` to the environment).
+ */
+export const INVALID_ACTION_INFO_KEY = "invalid_action";
+
 /** One agent step of an episode. */
 export interface Turn {
   /** The action the agent sent. */
@@ -8,6 +18,8 @@ export interface Turn {
   readonly observation: string;
   /** The step reward. */
   readonly reward: number;
+  /** The environment refused the action (`info.invalid_action === true`, {@link INVALID_ACTION_INFO_KEY}); absent otherwise. */
+  readonly invalidAction?: true;
   /** Token ids of the action as sampled by the policy, when known. */
   readonly actionTokens?: readonly number[];
   /** Sampling logprobs of `actionTokens`, when known. */

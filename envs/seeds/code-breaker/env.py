@@ -76,7 +76,7 @@ class CodeBreakerEnv:
         if guess is None:
             feedback = (f"Invalid guess: write {CODE_LENGTH} digits from 1 to {DIGITS}, "
                         f"e.g. 'Guess: 1122'. Guesses left: {left}.")
-            info = {"correct": False, "valid": False, "turns": self.turns}
+            info = {"correct": False, "valid": False, "invalid_action": True, "turns": self.turns}
         else:
             exact, partial = score(guess, self.secret)
             self.history.append((guess, exact, partial))

@@ -102,8 +102,10 @@ class GraphColoringEnv:
         if self.done:
             return "The episode is over.", 0.0, True, False, {"episode_over": True}
         self.done = True
-        error = self.problems(parse_coloring(action))
+        coloring = parse_coloring(action)
+        error = self.problems(coloring)
         if error is None:
             return "Correct: every edge joins different colours.", 1.0, True, False, {
                 "correct": True}
-        return f"Wrong: {error}.", 0.0, True, False, {"correct": False, "error": error[:120]}
+        return f"Wrong: {error}.", 0.0, True, False, {"correct": False, "error": error[:120],
+                                                      "invalid_action": not coloring}

@@ -117,7 +117,8 @@ class GridNavigationEnv:
                 note = f"You moved {move}."
             else:
                 note = f"Blocked: cannot move {move}."
-        info = {"moved": move, "row": self.pos[0], "col": self.pos[1], "turns": self.turns}
+        info = {"moved": move, "row": self.pos[0], "col": self.pos[1], "turns": self.turns,
+                "invalid_action": move is None}
         if self.pos == self.goal:
             self.done = True
             info["reached"] = True

@@ -64,4 +64,4 @@ class LongestIncreasingSubsequenceEnv:
                 1.0, True, False, {"correct": True, "guess": guess}
         shown = "nothing" if guess is None else str(guess)
         return f"Wrong: you answered {shown}.", 0.0, True, False, {
-            "correct": False, "guess": guess}
+            "correct": False, "guess": guess, "invalid_action": guess is None}

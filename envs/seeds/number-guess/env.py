@@ -73,8 +73,9 @@ class NumberGuessEnv:
         else:
             feedback = f"{guess} is too high: the secret is lower. Guesses left: {left}."
             self.history.append((guess, "lower"))
+        info = {"correct": False, "turns": self.turns, "invalid_action": guess is None}
         if left <= 0:
             self.done = True
             feedback += f" Out of guesses; the secret was {self.secret}."
-            return feedback, 0.0, False, True, {"correct": False, "turns": self.turns}
-        return feedback, 0.0, False, False, {"correct": False, "turns": self.turns}
+            return feedback, 0.0, False, True, info
+        return feedback, 0.0, False, False, info

@@ -98,6 +98,7 @@ class RegisterMachineEnv:
             return "The episode is over.", 0.0, True, False, {"episode_over": True}
         self.turns += 1
         op = parse_op(action)
+        refused = True
         if op is None:
             note = "No operation understood (use 'add k', 'sub k' or 'double')."
         elif op[0] != "double" and (op[1] is None or not 1 <= op[1] <= MAX_K):
@@ -109,10 +110,11 @@ class RegisterMachineEnv:
             label = "double" if name == "double" else f"{name} {k}"
             if 0 <= new <= MAX_VALUE:
                 self.value = new
+                refused = False
                 note = f"Applied {label}."
             else:
                 note = f"Invalid: {label} would leave 0..{MAX_VALUE}."
-        info = {"value": self.value, "turns": self.turns}
+        info = {"value": self.value, "turns": self.turns, "invalid_action": refused}
         if self.value == self.target:
             self.done = True
             info["reached"] = True

@@ -86,4 +86,4 @@ class SubsetSumEnv:
             return "Correct: the subset hits the target.", 1.0, True, False, {
                 "correct": True, "indices": indices}
         return f"Wrong: {error}.", 0.0, True, False, {
-            "correct": False, "indices": indices[:COUNT + 1]}
+            "correct": False, "indices": indices[:COUNT + 1], "invalid_action": not indices}

@@ -198,7 +198,8 @@ class VaultUnlockEnv:
             handler = {"examine": self.do_examine, "take": self.do_take, "use": self.do_use,
                        "open": self.do_open, "read": self.do_read, "enter": self.do_enter}[verb]
             message, success = handler(words)
-        info = {"verb": verb, "turns": self.turns, "vault_open": success}
+        info = {"verb": verb, "turns": self.turns, "vault_open": success,
+                "invalid_action": verb is None}
         if success:
             self.done = True
             return message, 1.0, True, False, info

@@ -15,7 +15,7 @@ describe("Solver reward golden table (clip(Σ r, range) + penalties)", () => {
     ["sandbox timeout", { stepRewards: [0.5], rewardRange: [0, 1], failure: { kind: "timeout", message: "" } }, penalties, -0.5], // 0.5 − 1
     ["policy error is no sandbox cut", { stepRewards: [0.5], rewardRange: [0, 1], failure: { kind: "policy_error", message: "" } }, penalties, 0.5], // 0.5
     ["both, after clipping", { stepRewards: [2], rewardRange: [0, 1], invalidActions: 1, failure: { kind: "crash", message: "" } }, { invalidActionPenalty: -0.25, sandboxCutPenalty: -0.5 }, 0.25], // min(1,2) − 0.25 − 0.5
-    ["default: no penalties", { stepRewards: [0.5], rewardRange: [0, 1], invalidActions: 3, failure: { kind: "memory_limit", message: "" } }, DEFAULT_SOLVER_REWARD, 0.5], // 0.5 + 0
+    ["defaults: 0.02 per invalid action, no sandbox penalty", { stepRewards: [0.5], rewardRange: [0, 1], invalidActions: 3, failure: { kind: "memory_limit", message: "" } }, DEFAULT_SOLVER_REWARD, 0.44], // 0.5 − 0.02·3 + 0
   ])("%s", (_name, input, params, expected) => {
     expect(solverReward(input, params).reward).toBeCloseTo(expected, 12);
   });
@@ -25,7 +25,7 @@ describe("Solver reward golden table (clip(Σ r, range) + penalties)", () => {
       seed: 1,
       initialObservation: "",
       turns: [
-        { action: "a", observation: "o", reward: 0.25 },
+        { action: "a", observation: "o", reward: 0.25, invalidAction: true },
         { action: "b", observation: "o", reward: 0.5 },
       ],
       return: 0.75,
@@ -34,13 +34,22 @@ describe("Solver reward golden table (clip(Σ r, range) + penalties)", () => {
       truncated: true,
       failure: { kind: "cpu_limit", message: "slow" },
     };
-    expect(solverRewardOfEpisode(episode, [0, 1], penalties, 1)).toEqual({
-      reward: expect.closeTo(-0.35, 12), // 0.75 − 0.1·1 − 1 = −0.35
+    expect(solverRewardOfEpisode(episode, [0, 1], penalties)).toEqual({
+      reward: expect.closeTo(-0.35, 12), // 0.75 − 0.1·1 (the marked turn) − 1 = −0.35
       clippedReturn: 0.75,
       penalty: expect.closeTo(-1.1, 12),
       cutBySandbox: true,
     });
-    // the reward config block satisfies SolverRewardParams structurally; defaults are no penalties
-    expect(solverRewardOfEpisode(episode, [0, 1], parseConfig({}).reward).reward).toBe(0.75);
+    // the reward config block satisfies SolverRewardParams structurally; by default an invalid action costs 0.02 and a sandbox cut nothing
+    expect(solverRewardOfEpisode(episode, [0, 1], parseConfig({}).reward).reward).toBeCloseTo(0.73, 12); // 0.75 − 0.02
+  });
+
+  it("counts every turn the environment marked invalid, and only those", () => {
+    const turn = (invalid: boolean) => ({ action: "x", observation: "o", reward: 0, ...(invalid ? { invalidAction: true as const } : {}) });
+    const episode = (marks: readonly boolean[]): Episode => ({ seed: 0, initialObservation: "", turns: marks.map(turn), return: 0, won: false, terminated: false, truncated: true });
+    const params = { invalidActionPenalty: -0.02, sandboxCutPenalty: 0 };
+    expect(solverRewardOfEpisode(episode([true, false, true]), [0, 1], params).penalty).toBeCloseTo(-0.04, 12);
+    expect(solverRewardOfEpisode(episode([false, false]), [0, 1], params).penalty).toBe(0);
+    expect(solverRewardOfEpisode(episode([]), [0, 1], params).reward).toBe(0);
   });
 });

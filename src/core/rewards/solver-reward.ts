@@ -7,7 +7,7 @@ import type { Episode, SandboxFailureKind } from "../../spec/index.js";
  * Configurable through the `reward` config block.
  */
 export interface SolverRewardParams {
-  /** Added once per invalid action (an action the environment refused). @default 0 */
+  /** Added once per invalid action (a turn the environment marked with `info.invalid_action`). @default -0.02 */
   readonly invalidActionPenalty: number;
   /**
    * Added once when the sandbox cut the episode short (timeout, CPU or memory
@@ -17,9 +17,12 @@ export interface SolverRewardParams {
   readonly sandboxCutPenalty: number;
 }
 
-/** Default {@link SolverRewardParams}: no penalties, so the reward equals the clipped return. */
+/**
+ * Default {@link SolverRewardParams}, the config's defaults: −0.02 per invalid action
+ * and no sandbox penalty.
+ */
 export const DEFAULT_SOLVER_REWARD: SolverRewardParams = {
-  invalidActionPenalty: 0,
+  invalidActionPenalty: -0.02,
   sandboxCutPenalty: 0,
 };
 
@@ -29,7 +32,7 @@ export interface SolverRewardInput {
   readonly stepRewards: readonly number[];
   /** The environment's inclusive `[low, high]` return range (`manifest.rewardRange`). */
   readonly rewardRange: readonly [number, number];
-  /** Actions the environment refused as invalid (counted by the caller). @default 0 */
+  /** Actions the environment refused as invalid (`Turn.invalidAction`). @default 0 */
   readonly invalidActions?: number;
   /** Why the episode was cut short, if it was (`Episode.failure`). */
   readonly failure?: Episode["failure"];
@@ -62,7 +65,7 @@ const SANDBOX_FAILURE_KINDS: ReadonlySet<string> = new Set<SandboxFailureKind>([
  * `clip(Σ stepRewards, low, high) + invalidActionPenalty · invalidActions
  * + (cut by the sandbox ? sandboxCutPenalty : 0)`.
  * Source: SPADE (Solver return of an episode, clipped to the env's range);
- * the penalties are envforge's, default 0.
+ * the penalties are envforge's (defaults in {@link DEFAULT_SOLVER_REWARD}).
  *
  * @param input step rewards, declared range, invalid action count, failure
  * @param params penalties; {@link DEFAULT_SOLVER_REWARD} by default
@@ -80,24 +83,23 @@ export function solverReward(input: SolverRewardInput, params: SolverRewardParam
 
 /**
  * {@link solverReward} of a played {@link Episode}: step rewards from its turns,
- * failure from `episode.failure`.
+ * invalid actions from the turns the environment marked (`Turn.invalidAction`,
+ * from `info.invalid_action`), failure from `episode.failure`.
  *
  * @param episode a finished episode
  * @param rewardRange the environment's `manifest.rewardRange`
  * @param params penalties; {@link DEFAULT_SOLVER_REWARD} by default
- * @param invalidActions actions the environment refused, counted by the caller. @default 0
  */
 export function solverRewardOfEpisode(
   episode: Episode,
   rewardRange: readonly [number, number],
   params: SolverRewardParams = DEFAULT_SOLVER_REWARD,
-  invalidActions = 0,
 ): SolverReward {
   return solverReward(
     {
       stepRewards: episode.turns.map((turn) => turn.reward),
       rewardRange,
-      invalidActions,
+      invalidActions: episode.turns.filter((turn) => turn.invalidAction === true).length,
       ...(episode.failure ? { failure: episode.failure } : {}),
     },
     params,

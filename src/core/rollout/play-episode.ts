@@ -1,4 +1,4 @@
-import type { EnvManifest, EnvSession, Episode, Turn } from "../../spec/index.js";
+import { INVALID_ACTION_INFO_KEY, type EnvManifest, type EnvSession, type Episode, type Turn } from "../../spec/index.js";
 import type { Policy } from "./policy.js";
 
 /** Options of {@link playEpisode}. */
@@ -12,7 +12,8 @@ export interface PlayEpisodeOptions {
  * `step` alternate until the environment terminates or truncates, or the turn
  * cap is reached. The return is the sum of step rewards clipped to
  * `manifest.rewardRange`; the episode is won when the return reaches
- * `manifest.passThreshold`. Sandbox failures and policy errors end the episode
+ * `manifest.passThreshold`. A turn whose `info` says the environment refused the
+ * action (`invalid_action: true`) is marked `invalidAction`. Sandbox failures and policy errors end the episode
  * early and are recorded in `failure`; they never throw.
  *
  * @param session a live session of the environment program
@@ -56,6 +57,7 @@ export async function playEpisode(
       action: action.text,
       observation,
       reward: step.value.reward,
+      ...(step.value.info[INVALID_ACTION_INFO_KEY] === true ? { invalidAction: true as const } : {}),
       ...(action.tokens ? { actionTokens: action.tokens } : {}),
       ...(action.logprobs ? { actionLogprobs: action.logprobs } : {}),
       ...(action.promptTokens ? { promptTokens: action.promptTokens } : {}),

@@ -21,7 +21,7 @@ import {
 } from "../rewards/index.js";
 import { seededRandom } from "../rollout/index.js";
 import { playWithAndWithoutHint, scoreHintPlays } from "./calibrate.js";
-import { buildDesignerPrompt } from "./designer-prompt.js";
+import { buildDesignerPrompt, type DesignerPrompt } from "./designer-prompt.js";
 import { parseDesign } from "./parse-design.js";
 import { solverPolicy } from "./solver-policy.js";
 import { deriveSeed, rankExamples, sampleWithoutReplacement } from "./sampling.js";
@@ -54,8 +54,9 @@ export interface DesignStepResult {
 }
 
 /**
- * One Designer step (design map, data flow): sample k corpus documents and m
- * memory examples, prompt the model, parse the completion, reject exact copies
+ * One Designer step (design map, data flow): build the design's prompt
+ * ({@link designerPromptOf}: k corpus documents and m memory examples, shared by
+ * the `designer.samplesPerPrompt` designs of one prompt group), prompt the model, parse the completion, reject exact copies
  * of memory, run the admission gates, and for an admitted environment play it
  * with and without the hint to score regret. The Designer reward comes from
  * `scoreDesign` in the configured mode (`reward.mode`); a failed design earns
@@ -65,10 +66,7 @@ export interface DesignStepResult {
  */
 export async function runDesignStep(input: DesignStepInput): Promise<DesignStepResult> {
   const { config, round, index } = input;
-  const random = seededRandom(deriveSeed(config.seed, round, "design", index));
-  const documents = sampleWithoutReplacement(input.corpus, config.designer.corpusDocuments, random);
-  const examples = rankExamples(input.memory, config.designer.memoryExamples, random).map((record) => record.package);
-  const prompt = buildDesignerPrompt(documents, examples);
+  const prompt = designerPromptOf(input);
   const base = { round, index, promptHash: prompt.hash, corpusDocumentIds: prompt.corpusDocumentIds, policyVersion: input.policyVersion };
   // the sampled tokens, when the model gives them: the Designer's training datum
   let sampled: { tokens?: DesignTokens } = {};
@@ -166,4 +164,24 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
       episodes: [...plays.withoutHint.map(episode(false)), ...plays.withHint.map(episode(true))],
     },
   };
+}
+
+/**
+ * The prompt of design `index` of a round (SPADE: several designs per prompt, so the
+ * Designer's group-relative advantage compares completions of the same prompt).
+ * Designs `g·G … g·G + G − 1` (G = `designer.samplesPerPrompt`) form prompt group g
+ * and get the same k corpus documents and m memory examples: the documents are drawn
+ * with a seed of (master seed, round, g), and the examples come only from environments
+ * in memory before this round, so a design admitted earlier in the round, or a resumed
+ * round, does not change the prompt of its group. Each design still samples with its
+ * own seed.
+ */
+export function designerPromptOf(input: Pick<DesignStepInput, "config" | "round" | "index" | "corpus" | "memory">): DesignerPrompt {
+  const { config, round, index } = input;
+  const group = Math.floor(index / config.designer.samplesPerPrompt);
+  const random = seededRandom(deriveSeed(config.seed, round, "design", group));
+  const documents = sampleWithoutReplacement(input.corpus, config.designer.corpusDocuments, random);
+  const before = input.memory.filter((record) => record.round === null || record.round < round);
+  const examples = rankExamples(before, config.designer.memoryExamples, random).map((record) => record.package);
+  return buildDesignerPrompt(documents, examples);
 }

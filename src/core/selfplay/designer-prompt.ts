@@ -16,6 +16,7 @@ An environment is a Python 3 program (standard library only) with one class that
 reset(self, seed) -> str (the first observation: the task statement with the exact answer format) and
 step(self, action) -> (observation: str, reward: float, terminated: bool, truncated: bool, info: dict).
 All randomness comes from random.Random(seed). Full success gives a total reward of 1.0; an empty or wrong answer gives 0.
+When step cannot read the action in the task's format (or the move is not allowed), it changes nothing and sets info["invalid_action"] = True.
 You also write oracle.py with act(env, observation) -> str, a reference policy that may read the env's attributes and always reaches reward 1.0,
 and a hint: advice that helps the agent but does not reveal the answer.`;
 

@@ -1,11 +1,12 @@
 import type { ChatMessage, Datum, LossConfig, Store, Trainer } from "../../spec/index.js";
 import { TrainingDataError } from "../advantages/index.js";
+import { solverMessages } from "./solver-policy.js";
 
-/** The probe's fixed prompt: a Solver-style turn (system instruction and an observation). */
-export const PROBE_MESSAGES: readonly ChatMessage[] = [
-  { role: "system", content: "You are an agent acting in a text environment. Read the observation and reply with your next action only, in the exact format the task asks for." },
-  { role: "user", content: "Guess the secret number between 1 and 10. Reply with the number only." },
-];
+/** The probe's fixed prompt: a Solver first turn ({@link solverMessages} of a one-line task, no hint). */
+export const PROBE_MESSAGES: readonly ChatMessage[] = solverMessages(
+  { initialObservation: "Guess the secret number between 1 and 10. Reply with the number only.", observation: "", turns: [] },
+  { hint: null },
+);
 
 /** The probe's fixed completion, whose per-token logprobs are tracked. */
 export const PROBE_COMPLETION = "My guess is 7.";

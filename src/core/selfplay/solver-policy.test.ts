@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { ChatMessage, GenerateOptions, Generation, LanguageModel, Turn } from "../../spec/index.js";
 import type { PolicyContext } from "../rollout/index.js";
-import { MAX_ACTION_CHARS, solverMessages, solverPolicy } from "./solver-policy.js";
+import { MAX_ACTION_CHARS, SOLVER_INSTRUCTION, solverMessages, solverPolicy } from "./solver-policy.js";
 
-const SYSTEM_PROMPT =
-  "You are an agent acting in a text environment. Read the observation and reply with your next action only, in the exact format the task asks for.";
+const INSTRUCTION = "Reply with your next action only, in the exact format the task asks for.";
+const FIRST = `You stand at the start.\n\n${INSTRUCTION}`;
 
 /**
  * A SCRIPTED FAKE language model, for control flow only: it returns the
@@ -38,24 +38,22 @@ function context(played: readonly Turn[]): PolicyContext {
 const options = { hint: null, maxTokens: 64, temperature: 0.7, seed: 100 } as const;
 
 describe("solverMessages", () => {
-  it("opens with the system prompt and the first observation", () => {
-    expect(solverMessages(context([]), { hint: null })).toEqual([
-      { role: "system", content: SYSTEM_PROMPT },
-      { role: "user", content: "You stand at the start." },
-    ]);
+  it("opens with the first observation followed by the instruction, with no system message", () => {
+    expect(solverMessages(context([]), { hint: null })).toEqual([{ role: "user", content: FIRST }]);
+    expect(SOLVER_INSTRUCTION).toBe(INSTRUCTION);
   });
 
-  it("adds the hint to the system prompt only when there is one", () => {
+  it("shows the hint between the observation and the instruction only when there is one", () => {
     const [withHint] = solverMessages(context([]), { hint: "Go left twice." });
-    expect(withHint).toEqual({ role: "system", content: `${SYSTEM_PROMPT}\nHint: Go left twice.` });
+    expect(withHint).toEqual({ role: "user", content: `You stand at the start.\n\nHint: Go left twice.\n${INSTRUCTION}` });
     const [withoutHint] = solverMessages(context([]), { hint: null });
     expect(withoutHint?.content).not.toContain("Hint");
   });
 
   it("replays each turn as the assistant's action followed by the user's observation", () => {
     const messages = solverMessages(context(turns(2)), { hint: null });
-    expect(messages.slice(1)).toEqual([
-      { role: "user", content: "You stand at the start." },
+    expect(messages).toEqual([
+      { role: "user", content: FIRST },
       { role: "assistant", content: "action 1" },
       { role: "user", content: "observation 1" },
       { role: "assistant", content: "action 2" },
@@ -63,34 +61,38 @@ describe("solverMessages", () => {
     ]);
   });
 
-  it("alternates user and assistant after the system prompt and ends on a user message", () => {
+  it("alternates user and assistant, starting and ending on a user message", () => {
     for (const count of [0, 1, 3, 6, 7, 20]) {
       const messages = solverMessages(context(turns(count)), { hint: "h" });
-      expect(messages[0]?.role).toBe("system");
-      messages.slice(1).forEach((message, index) => expect(message.role).toBe(index % 2 === 0 ? "user" : "assistant"));
+      messages.forEach((message, index) => expect(message.role).toBe(index % 2 === 0 ? "user" : "assistant"));
       expect(messages.at(-1)?.role).toBe("user");
     }
   });
 
+  it("keeps the first message the same at every turn while the history fits, so the prompts extend each other", () => {
+    const early = solverMessages(context(turns(1)), { hint: "h" });
+    const later = solverMessages(context(turns(4)), { hint: "h" });
+    expect(later.slice(0, early.length)).toEqual(early);
+  });
+
   it("keeps the last six turns by default and says how many earlier turns were left out", () => {
     const messages = solverMessages(context(turns(8)), { hint: null });
-    expect(messages).toHaveLength(2 + 2 * 6);
-    expect(messages[1]).toEqual({ role: "user", content: "You stand at the start.\n[2 earlier turns omitted]" });
-    expect(messages[2]).toEqual({ role: "assistant", content: "action 3" });
+    expect(messages).toHaveLength(1 + 2 * 6);
+    expect(messages[0]).toEqual({ role: "user", content: `You stand at the start.\n[2 earlier turns omitted]\n\n${INSTRUCTION}` });
+    expect(messages[1]).toEqual({ role: "assistant", content: "action 3" });
     expect(messages.at(-1)).toEqual({ role: "user", content: "observation 8" });
   });
 
   it("shows all turns without a note when they fit the history", () => {
     const messages = solverMessages(context(turns(6)), { hint: null });
-    expect(messages).toHaveLength(2 + 2 * 6);
-    expect(messages[1]?.content).toBe("You stand at the start.");
+    expect(messages).toHaveLength(1 + 2 * 6);
+    expect(messages[0]?.content).toBe(FIRST);
   });
 
   it("honours a custom history length", () => {
     const messages = solverMessages(context(turns(5)), { hint: null, historyTurns: 2 });
     expect(messages.map((message) => message.content)).toEqual([
-      SYSTEM_PROMPT,
-      "You stand at the start.\n[3 earlier turns omitted]",
+      `You stand at the start.\n[3 earlier turns omitted]\n\n${INSTRUCTION}`,
       "action 4",
       "observation 4",
       "action 5",
@@ -100,7 +102,7 @@ describe("solverMessages", () => {
 
   it('shows an empty action as "(no action)"', () => {
     const played: Turn[] = [{ action: "", observation: "Nothing happened.", reward: 0 }];
-    expect(solverMessages(context(played), { hint: null })[2]).toEqual({ role: "assistant", content: "(no action)" });
+    expect(solverMessages(context(played), { hint: null })[1]).toEqual({ role: "assistant", content: "(no action)" });
   });
 });
 
@@ -129,7 +131,7 @@ describe("solverPolicy (scripted fake model)", () => {
   it("passes the policy's history length to the prompt", async () => {
     const model = new ScriptedGenerations([{ text: "left", finishReason: "stop" }]);
     await solverPolicy(model, { ...options, historyTurns: 1 }).act(context(turns(4)));
-    expect(model.requests[0]?.messages[1]?.content).toBe("You stand at the start.\n[3 earlier turns omitted]");
+    expect(model.requests[0]?.messages[0]?.content).toBe(`You stand at the start.\n[3 earlier turns omitted]\n\n${INSTRUCTION}`);
   });
 
   it("trims the action text", async () => {

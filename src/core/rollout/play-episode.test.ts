@@ -1,0 +1,55 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { loadSeedPackages } from "../../adapters/package-files/index.js";
+import { BwrapSandbox } from "../../adapters/sandbox/index.js";
+import type { EnvPackage, Episode } from "../../spec/index.js";
+import { solverRewardOfEpisode } from "../rewards/index.js";
+import { doNothingPolicy, oraclePolicy } from "./baseline-policies.js";
+import { playEpisode } from "./play-episode.js";
+import type { Policy } from "./policy.js";
+
+// Real sandbox, real seed environments; the policies are the oracle and fixed strings.
+
+const sandbox = new BwrapSandbox({ limits: { callTimeoutMs: 5000 } });
+afterAll(() => sandbox.close());
+const seeds = loadSeedPackages();
+
+function fixed(text: string): Policy {
+  return { name: `fixed:${text}`, act: async () => ({ text }) };
+}
+
+async function play(pkg: EnvPackage, policy: Policy | "oracle", maxTurns = 3): Promise<Episode> {
+  const opened = await sandbox.open({ envSource: pkg.envSource, oracleSource: policy === "oracle" ? pkg.oracleSource : null });
+  if (opened.kind !== "ok") throw new Error(`${pkg.manifest.name}: ${opened.message}`);
+  try {
+    return await playEpisode(opened.value, pkg.manifest, 7, policy === "oracle" ? oraclePolicy(opened.value) : policy, policy === "oracle" ? {} : { maxTurns });
+  } finally {
+    await opened.value.close();
+  }
+}
+
+describe("invalid actions (info.invalid_action)", () => {
+  it("ships ten seeds", () => {
+    expect(seeds).toHaveLength(10);
+  });
+
+  it.each(seeds.map((pkg) => [pkg.manifest.name, pkg] as const))("%s marks a reply it cannot read, and no turn of its oracle", async (_name, pkg) => {
+    for (const policy of [fixed("I am not sure what to do here."), doNothingPolicy]) {
+      const refused = await play(pkg, policy);
+      expect(refused.turns.length).toBeGreaterThan(0);
+      expect(refused.turns.every((turn) => turn.invalidAction === true)).toBe(true);
+      // the default config penalty (−0.02 per marked turn) lands in the Solver reward
+      expect(solverRewardOfEpisode(refused, pkg.manifest.rewardRange).penalty).toBeCloseTo(-0.02 * refused.turns.length, 12);
+    }
+    const solved = await play(pkg, "oracle");
+    expect(solved.won).toBe(true);
+    expect(solved.turns.some((turn) => "invalidAction" in turn)).toBe(false);
+  });
+
+  it("leaves a readable but wrong answer unmarked", async () => {
+    const shortestPath = seeds.find((pkg) => pkg.manifest.name === "shortest-path");
+    const episode = await play(shortestPath as EnvPackage, fixed("Answer: 99999"));
+    expect(episode.won).toBe(false);
+    expect(episode.turns).toHaveLength(1);
+    expect(episode.turns[0]).not.toHaveProperty("invalidAction");
+  });
+});
