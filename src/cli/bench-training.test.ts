@@ -8,12 +8,12 @@ describe("envforge bench training", () => {
     let printed = "";
     expect(await benchTrainingCommand({ json: true }, (text) => (printed += text))).toBe(0);
     const report = JSON.parse(printed) as TrainingBenchReport;
-    expect(report.config).toEqual({ rounds: 2, environments: 1, plays: 2, maxTurns: 3, designs: 2 });
+    expect(report.config).toEqual({ rounds: 2, environments: 1, plays: 4, maxTurns: 3, designs: 2 });
     expect(report.orchestrator.secondsPerStep).toHaveLength(2);
     expect(report.orchestrator.phaseSeconds.every((phases) => phases != null && phases.solver >= 0 && phases.training >= 0)).toBe(true);
     expect(report.orchestrator.secondsPerStep.every((value) => value >= 0)).toBe(true);
-    // the synthetic batch: 1 environment × 2 hint conditions × 2 plays, rewards 0/1 → every group kept, one datum per episode
-    expect(report.syntheticStep.datums).toBe(4);
+    // the synthetic batch: 1 environment × 2 hint conditions × 4 plays, rewards 0/1 → every group kept, one datum per episode
+    expect(report.syntheticStep.datums).toBe(8);
     expect(report.syntheticStep.seconds).toBeGreaterThan(0);
     expect(report.real).toBeNull();
     expect(report.overheadFraction).toBeNull();

@@ -37,8 +37,8 @@ export const ConfigSchema = z
     out: z.string().min(1).nullable().default(null),
     /** Master seed for sampling environments, corpus documents and episode seeds. CLI `--seed`. @default 0 */
     seed: z.number().int().min(0).default(0),
-    /** Plays per environment per hint condition, for Solver episodes and calibration (SPADE uses 16). CLI `--plays`. @default 2 */
-    plays: z.number().int().min(1).max(1024).default(2),
+    /** Plays per environment per hint condition, for Solver episodes and calibration (SPADE uses 16; 4 keeps the laptop quick start short while most Solver groups still differ in reward). CLI `--plays`. @default 4 */
+    plays: z.number().int().min(1).max(1024).default(4),
     model: z
       .object({
         /** `embedded`, a `.gguf` path, an `hf:` URI, or an OpenAI-compatible URL (`http://host:8000/v1#model`). CLI `--model`. @default "embedded" */

@@ -84,14 +84,21 @@ class GraphColoringEnv:
             "'A=1,B=2,C=3,...'."
         )
 
-    def problems(self, coloring):
-        """Return an error message, or None if the colouring is valid."""
+    def malformed(self, coloring):
+        """Why the reply is not a colouring of every node with 1..COLORS, or None."""
         missing = [LABELS[i] for i in range(NODES) if i not in coloring]
         if missing:
             return "no colour for " + ",".join(missing)
         bad = [LABELS[i] for i in range(NODES) if not 1 <= coloring[i] <= COLORS]
         if bad:
             return f"colours must be 1..{COLORS} (check {','.join(bad)})"
+        return None
+
+    def problems(self, coloring):
+        """Return an error message, or None if the colouring is valid."""
+        malformed = self.malformed(coloring)
+        if malformed is not None:
+            return malformed
         clashes = [f"{LABELS[u]}-{LABELS[v]}" for u, v in self.edges
                    if coloring[u] == coloring[v]]
         if clashes:
@@ -108,4 +115,4 @@ class GraphColoringEnv:
             return "Correct: every edge joins different colours.", 1.0, True, False, {
                 "correct": True}
         return f"Wrong: {error}.", 0.0, True, False, {"correct": False, "error": error[:120],
-                                                      "invalid_action": not coloring}
+                                                      "invalid_action": self.malformed(coloring) is not None}

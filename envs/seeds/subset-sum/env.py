@@ -63,14 +63,21 @@ class SubsetSumEnv:
             "(as many as needed)."
         )
 
-    def check(self, indices):
-        """Return an error message, or None if the indices form a valid subset."""
+    def malformed(self, indices):
+        """Why the indices do not name a subset of the numbers at all, or None."""
         if not indices:
             return "no indices found"
         if len(set(indices)) != len(indices):
             return "an index is repeated"
         if any(i < 1 or i > COUNT for i in indices):
             return f"indices must be between 1 and {COUNT}"
+        return None
+
+    def check(self, indices):
+        """Return an error message, or None if the indices form a valid subset."""
+        malformed = self.malformed(indices)
+        if malformed is not None:
+            return malformed
         total = sum(self.numbers[i - 1] for i in indices)
         if total != self.target:
             return f"those numbers sum to {total}, not {self.target}"
@@ -86,4 +93,4 @@ class SubsetSumEnv:
             return "Correct: the subset hits the target.", 1.0, True, False, {
                 "correct": True, "indices": indices}
         return f"Wrong: {error}.", 0.0, True, False, {
-            "correct": False, "indices": indices[:COUNT + 1], "invalid_action": not indices}
+            "correct": False, "indices": indices[:COUNT + 1], "invalid_action": self.malformed(indices) is not None}

@@ -45,11 +45,26 @@ describe("invalid actions (info.invalid_action)", () => {
     expect(solved.turns.some((turn) => "invalidAction" in turn)).toBe(false);
   });
 
-  it("leaves a readable but wrong answer unmarked", async () => {
-    const shortestPath = seeds.find((pkg) => pkg.manifest.name === "shortest-path");
-    const episode = await play(shortestPath as EnvPackage, fixed("Answer: 99999"));
+  const seed = (name: string) => seeds.find((pkg) => pkg.manifest.name === name) as EnvPackage;
+
+  it.each([
+    ["shortest-path", "Answer: 99999"],
+    ["subset-sum", "Answer: 1, 2"],
+    ["graph-coloring", "A=1,B=1,C=1,D=1,E=1,F=1,G=1,H=1"],
+  ])("%s leaves a readable but wrong answer (%s) unmarked", async (name, answer) => {
+    const episode = await play(seed(name), fixed(answer));
     expect(episode.won).toBe(false);
     expect(episode.turns).toHaveLength(1);
     expect(episode.turns[0]).not.toHaveProperty("invalidAction");
+  });
+
+  it.each([
+    ["subset-sum", "Answer: 11, 12"],
+    ["subset-sum", "Answer: 2, 2"],
+    ["graph-coloring", "A=1,B=2,C=9,D=1,E=2,F=1,G=2,H=1"],
+    ["register-machine", "add 999"],
+  ])("%s marks an answer in the format that is not allowed (%s)", async (name, answer) => {
+    const episode = await play(seed(name), fixed(answer), 1);
+    expect(episode.turns[0]?.invalidAction).toBe(true);
   });
 });
