@@ -67,7 +67,7 @@ describe("LocalChatTokenizer: bad folders", () => {
   it("refuses a missing folder and a file in its place, naming the path and the fix", async () => {
     const missing = join(root, "no-such-folder");
     await expect(LocalChatTokenizer.open(missing)).rejects.toBeInstanceOf(ConfigError);
-    await expect(LocalChatTokenizer.open(missing)).rejects.toThrow(new RegExp(`trainer\\.tokenizer: the folder ${missing} does not exist; download .*huggingface-cli download`));
+    await expect(LocalChatTokenizer.open(missing)).rejects.toThrow(new RegExp(`trainer\\.tokenizer: the folder ${missing} does not exist; download .*hf download <model> tokenizer\\.json`));
     const file = join(root, "a-file");
     writeFileSync(file, "{}");
     await expect(LocalChatTokenizer.open(file)).rejects.toThrow(/is not a folder/);
@@ -76,7 +76,7 @@ describe("LocalChatTokenizer: bad folders", () => {
   it("refuses a folder without tokenizer.json or tokenizer_config.json", async () => {
     const empty = folder("empty", {});
     await expect(LocalChatTokenizer.open(empty)).rejects.toBeInstanceOf(ConfigError);
-    await expect(LocalChatTokenizer.open(empty)).rejects.toThrow(/empty\/tokenizer\.json is missing or unreadable .*huggingface-cli download <model> tokenizer\.json tokenizer_config\.json/);
+    await expect(LocalChatTokenizer.open(empty)).rejects.toThrow(/empty\/tokenizer\.json is missing or unreadable .*hf download <model> tokenizer\.json tokenizer_config\.json chat_template\.jinja --local-dir/);
     const noConfig = folder("no-config", { "tokenizer.json": minimalTokenizer });
     await expect(LocalChatTokenizer.open(noConfig)).rejects.toThrow(/no-config\/tokenizer_config\.json is missing/);
   });

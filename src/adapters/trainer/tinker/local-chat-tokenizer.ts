@@ -18,7 +18,9 @@ export const TOKENIZER_FILES = {
 /** The named special tokens transformers passes to a chat template (its `special_tokens_map`). */
 const SPECIAL_TOKEN_KEYS = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"] as const;
 
-const HOW_TO_GET = "download the base model's tokenizer files, e.g. `huggingface-cli download <model> tokenizer.json tokenizer_config.json chat_template.jinja --local-dir <folder>`";
+const HOW_TO_GET =
+  "download the base model's tokenizer files into it, e.g. `hf download <model> tokenizer.json tokenizer_config.json chat_template.jinja --local-dir <folder>` " +
+  "(`huggingface-cli download` with older huggingface_hub; a file the repository lacks is skipped)";
 
 /**
  * A base model's chat tokenizer read from a local Hugging Face tokenizer folder, so
