@@ -15,7 +15,7 @@ export const TOKENIZER_FILES = {
   chatTemplate: "chat_template.jinja",
 } as const;
 
-/** The named special tokens transformers passes to a chat template (its `special_tokens_map`). */
+/** The named special tokens transformers passes to a chat template (its `special_tokens_map`, `SPECIAL_TOKENS_ATTRIBUTES`). */
 const SPECIAL_TOKEN_KEYS = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"] as const;
 
 const HOW_TO_GET =
@@ -43,7 +43,7 @@ export class LocalChatTokenizer implements ChatTokenizer {
   private constructor(
     private readonly tokenizer: Tokenizer,
     private readonly template: Template,
-    private readonly templateTokens: Readonly<Record<string, unknown>>,
+    private readonly templateTokens: Readonly<Record<string, string>>,
     private readonly cleanUpSpaces: boolean,
     private readonly byteRuns: ByteRuns | null,
     /** The folder the tokenizer was read from. */
@@ -222,15 +222,17 @@ async function chatTemplateOf(folder: string, config: JsonObject): Promise<{ tex
   );
 }
 
-/** The named special tokens as strings (`"<bos>"` or `{ "content": "<bos>" }` in older configs), plus `additional_special_tokens`. */
-function templateTokensOf(config: JsonObject): Record<string, unknown> {
-  const tokens: Record<string, unknown> = {};
+/**
+ * The named special tokens that are set, as strings (`"<bos>"`, or `{ "content": "<bos>" }` in
+ * older configs): what transformers (v5) passes to the template; unset ones stay undefined.
+ */
+function templateTokensOf(config: JsonObject): Record<string, string> {
+  const tokens: Record<string, string> = {};
   for (const key of SPECIAL_TOKEN_KEYS) {
     const value = config[key];
     const content = typeof value === "string" ? value : typeof value === "object" && value !== null ? (value as JsonObject).content : undefined;
     if (typeof content === "string") tokens[key] = content;
   }
-  if (Array.isArray(config.additional_special_tokens)) tokens.additional_special_tokens = config.additional_special_tokens;
   return tokens;
 }
 
