@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -80,7 +80,8 @@ describe("openTrainer", () => {
     const badTokenizer = parseConfig({ trainer: { backend: "tinker", url: "http://127.0.0.1:9", tokenizer: noFolder } }, "test");
     await expect(openTrainer(badTokenizer, trainerDir, store, false)).rejects.toThrow(new RegExp(`trainer\\.tokenizer: the folder ${noFolder} does not exist`));
     const badReference = parseConfig({ trainer: { backend: "reference", tokenizer: noFolder } }, "test");
-    await expect(openTrainer(badReference, join(trainerDir, "no-start"), store, false)).rejects.toBeInstanceOf(ConfigError);
+    await expect(openTrainer(badReference, join(trainerDir, "no-start"), store, false)).rejects.toThrow(/trainer\.tokenizer: the folder/);
+    expect(existsSync(join(trainerDir, "no-start"))).toBe(false);
     bare.close();
     await expect(openTrainer(remote, trainerDir, store, false)).rejects.toThrow(/not one/);
     store.close();
