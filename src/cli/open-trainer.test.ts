@@ -1,12 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer as createHttpServer } from "node:http";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startReferenceTrainer, stopReferenceTrainer } from "../adapters/trainer/index.js";
+import { LocalChatTokenizer, startReferenceTrainer, stopReferenceTrainer } from "../adapters/trainer/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
 import { parseConfig } from "../config/index.js";
-import { ensureProbeBaseline, measureProbe, TRAINER_CHECKPOINT_META } from "../core/selfplay/index.js";
+import { ensureProbeBaseline, measureProbe, PROBE_COMPLETION, PROBE_MESSAGES, TRAINER_CHECKPOINT_META } from "../core/selfplay/index.js";
 import { ConfigError } from "../spec/index.js";
 import type { TinkerLanguageModel } from "../adapters/trainer/index.js";
 import { openTrainer } from "./open-trainer.js";
@@ -74,9 +74,123 @@ describe("openTrainer", () => {
     });
     const barePort = await new Promise<number>((resolve) => bare.listen(0, "127.0.0.1", () => resolve((bare.address() as { port: number }).port)));
     const hosted = parseConfig({ trainer: { backend: "tinker", url: `http://127.0.0.1:${barePort}` } }, "test");
-    await expect(openTrainer(hosted, trainerDir, store, false)).rejects.toThrow(/no tokenizer route/);
+    await expect(openTrainer(hosted, trainerDir, store, false)).rejects.toThrow(/no tokenizer route.*set trainer\.tokenizer to a local folder/s);
+    // a trainer.tokenizer that is not a tokenizer folder is refused before any trainer is contacted or started
+    const noFolder = join(trainerDir, "no-tokenizer-folder");
+    const badTokenizer = parseConfig({ trainer: { backend: "tinker", url: "http://127.0.0.1:9", tokenizer: noFolder } }, "test");
+    await expect(openTrainer(badTokenizer, trainerDir, store, false)).rejects.toThrow(new RegExp(`trainer\\.tokenizer: the folder ${noFolder} does not exist`));
+    const badReference = parseConfig({ trainer: { backend: "reference", tokenizer: noFolder } }, "test");
+    await expect(openTrainer(badReference, join(trainerDir, "no-start"), store, false)).rejects.toThrow(/trainer\.tokenizer: the folder/);
+    expect(existsSync(join(trainerDir, "no-start"))).toBe(false);
     bare.close();
     await expect(openTrainer(remote, trainerDir, store, false)).rejects.toThrow(/not one/);
     store.close();
   });
+
+  it("samples a Tinker server without tokenizer routes through the local tokenizer of trainer.tokenizer", async () => {
+    // The server: the reference trainer behind a proxy that answers the two /envforge/v1/ routes 404, as hosted
+    // Tinker does, and records the asample requests. The tokenizer: a character-level tokenizer folder whose ids
+    // fit the tiny model's 64-token vocabulary (the tiny model's own byte tokenizer is the server's, never used here).
+    const { server, port, envforgeRequests, sampleBodies } = await routeLessProxy(url);
+    const folder = characterTokenizerFolder(join(trainerDir, "character-tokenizer"));
+    const store = new SqliteStore(join(trainerDir, "local-tokenizer.db"));
+    const settings = { backend: "tinker", url: `http://127.0.0.1:${port}`, baseModel: "tiny-random", loraRank: 4 } as const;
+    await expect(openTrainer(parseConfig({ trainer: settings }, "test"), join(trainerDir, "route-less"), store, false)).rejects.toThrow(/trainer\.tokenizer/);
+    envforgeRequests.length = 0;
+
+    const opened = await openTrainer(parseConfig({ trainer: { ...settings, tokenizer: folder } }, "test"), join(trainerDir, "route-less"), store, false);
+    const local = await LocalChatTokenizer.open(folder);
+    const messages = [
+      { role: "system", content: "You are the Solver." },
+      { role: "user", content: "Guess a number: 1, 2 or 3?" },
+    ] as const;
+    const generation = await opened.policy!.generate(messages, { maxTokens: 6, temperature: 1, seed: 3 });
+    // the local tokenizer's prompt is what reached the sampler, and the completion is decoded by it
+    const prompt = await local.encodeChat(messages);
+    expect(generation.promptTokens).toEqual(prompt);
+    expect(sampleBodies.map((body) => body.prompt.chunks[0]?.tokens)).toEqual([prompt]);
+    expect(generation.tokens?.length).toBeGreaterThan(0);
+    expect(generation.text).toBe(await local.decode(generation.tokens ?? []));
+    // the probe datum is tokenised the same way, and the trainer computes its logprobs
+    const probePrompt = await local.encodeChat(PROBE_MESSAGES);
+    const probeCompletion = await local.encodeText(PROBE_COMPLETION);
+    expect(opened.probe?.modelInput).toEqual([...probePrompt, ...probeCompletion].slice(0, -1));
+    expect(opened.probe?.mask.filter((flag) => flag === 1)).toHaveLength(probeCompletion.length);
+    const baseline = await ensureProbeBaseline(opened.trainer, opened.probe!, { kind: "ppo", clipLow: 0.2, clipHigh: 0.28 }, store);
+    expect(Number.isFinite(baseline)).toBe(true);
+    expect(envforgeRequests).toEqual([]);
+    await opened.close();
+    store.close();
+    server.close();
+  });
 });
+
+/** A proxy to `upstream` that refuses `/envforge/` routes with 404 and records the JSON bodies of `asample` requests. */
+async function routeLessProxy(upstream: string): Promise<{
+  server: Server;
+  port: number;
+  envforgeRequests: string[];
+  sampleBodies: { prompt: { chunks: { tokens: number[] }[] } }[];
+}> {
+  const envforgeRequests: string[] = [];
+  const sampleBodies: { prompt: { chunks: { tokens: number[] }[] } }[] = [];
+  const server = createHttpServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString("utf8");
+    const path = request.url ?? "/";
+    if (path.startsWith("/envforge/")) {
+      envforgeRequests.push(path);
+      response.writeHead(404, { "content-type": "application/json" });
+      response.end('{"detail": "Not Found"}');
+      return;
+    }
+    if (path === "/api/v1/asample") sampleBodies.push(JSON.parse(body));
+    const answer = await fetch(`${upstream}${path}`, {
+      method: request.method ?? "GET",
+      headers: { "content-type": "application/json" },
+      ...(request.method === "GET" || request.method === "HEAD" ? {} : { body }),
+    });
+    response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
+    response.end(await answer.text());
+  });
+  const port = await new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port)));
+  return { server, port, envforgeRequests, sampleBodies };
+}
+
+/**
+ * A character-level Hugging Face tokenizer folder with 54 ids (the tiny model has 64):
+ * specials 0-5, then space, a-z, digits and some punctuation; input is lower-cased, other
+ * characters become `<unk>`. Its chat template writes `<bos>`, `<turn>role\n…<end>` turns
+ * and an open assistant turn.
+ */
+function characterTokenizerFolder(folder: string): string {
+  const specials = ["<pad>", "<bos>", "<eos>", "<unk>", "<turn>", "<end>"];
+  const pieces = [...specials, ..." abcdefghijklmnopqrstuvwxyz0123456789.,:;!?'\n-()"];
+  const vocab = Object.fromEntries(pieces.map((piece, id) => [piece, id]));
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(
+    join(folder, "tokenizer.json"),
+    JSON.stringify({
+      version: "1.0",
+      added_tokens: specials.map((content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+      normalizer: { type: "Lowercase" },
+      pre_tokenizer: null,
+      post_processor: null,
+      decoder: { type: "Fuse" },
+      model: { type: "BPE", vocab, merges: [], unk_token: "<unk>", dropout: null, continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: false, byte_fallback: false },
+    }),
+  );
+  writeFileSync(
+    join(folder, "tokenizer_config.json"),
+    JSON.stringify({
+      bos_token: "<bos>",
+      eos_token: "<eos>",
+      unk_token: "<unk>",
+      pad_token: "<pad>",
+      chat_template:
+        "{{ bos_token }}{% for message in messages %}<turn>{{ message['role'] }}\n{{ message['content'] }}<end>{% endfor %}{% if add_generation_prompt %}<turn>assistant\n{% endif %}",
+    }),
+  );
+  return folder;
+}

@@ -13,6 +13,7 @@ import {
 } from "../core/selfplay/index.js";
 import { embeddedModelPath } from "../adapters/llm/index.js";
 import {
+  LocalChatTokenizer,
   NoopTrainer,
   REFERENCE_TRAINER_DIR,
   ReferenceTrainerTokenizer,
@@ -21,6 +22,7 @@ import {
   TinkerHttp,
   TinkerLanguageModel,
   TinkerTrainer,
+  type ChatTokenizer,
 } from "../adapters/trainer/index.js";
 import { ConfigError, TrainerRequestError, type Datum, type LanguageModel, type Store, type Trainer } from "../spec/index.js";
 
@@ -49,13 +51,16 @@ export interface OpenTrainerOptions {
  * reference trainer in the run directory on `trainer.model` or the run's GGUF model);
  * `tinker` (the Tinker API at `config.trainer.url`). Real backends are wrapped in a
  * {@link CheckpointingTrainer}; a resumed run restores the last checkpoint. The
- * policy samples through the trainer's sampler with the trainer's tokenizer routes
- * (`/envforge/v1/tokenize`, which the reference trainer serves), starting from the
- * base weights (or the restored checkpoint's) and switching to every newly published
- * version.
+ * policy samples through the trainer's sampler, starting from the base weights (or
+ * the restored checkpoint's) and switching to every newly published version. Its
+ * chat messages are tokenised, its samples decoded and the logprob probe tokenised by
+ * the local tokenizer folder `trainer.tokenizer` ({@link LocalChatTokenizer}) when it
+ * is set, else by the trainer's tokenizer routes (`/envforge/v1/tokenize`, which the
+ * reference trainer serves).
  *
  * @throws ConfigError when `reference` has no trainer virtualenv (setup ran with
- *   ENVFORGE_SKIP_TRAINER=1) or no GGUF model to train, `tinker` has no url, or the
+ *   ENVFORGE_SKIP_TRAINER=1) or no GGUF model to train, `tinker` has no url,
+ *   `trainer.tokenizer` is not a usable tokenizer folder, or it is null and the
  *   server has no tokenizer route to sample the policy with
  * @throws TrainerUnavailableError when the backend cannot be started or reached
  */
@@ -65,6 +70,8 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
     const trainer = new NoopTrainer();
     return { trainer, policy: null, probe: null, close: () => trainer.close() };
   }
+  // read before any trainer starts, so that a bad folder costs nothing
+  const localTokenizer = settings.tokenizer === null ? null : await LocalChatTokenizer.open(settings.tokenizer);
   let url: string;
   if (settings.backend === "reference") {
     const python = options.python ?? join(REFERENCE_TRAINER_DIR, ".venv/bin/python");
@@ -88,7 +95,7 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
   try {
     const apiKey = process.env[settings.apiKeyEnv];
     const http = new TinkerHttp({ baseUrl: url, requestTimeoutMs: settings.requestTimeoutMs, ...(apiKey ? { apiKey } : {}) });
-    const tokenizer = new ReferenceTrainerTokenizer(http);
+    const tokenizer: ChatTokenizer = localTokenizer ?? new ReferenceTrainerTokenizer(http);
     const probe = await probeOf(tokenizer, url);
     const baseModel = settings.baseModel ?? (await firstListedModel(http));
     const checkpoint = resume ? ((store.getMeta(TRAINER_CHECKPOINT_META) as TrainerCheckpoint | undefined) ?? null) : null;
@@ -118,15 +125,20 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
   }
 }
 
-/** The probe datum, tokenised by the server; a server without the tokenizer routes cannot serve the policy. */
-async function probeOf(tokenizer: ReferenceTrainerTokenizer, url: string): Promise<Datum> {
+/**
+ * The probe datum, tokenised as the policy's prompts are; with the server's routes, a
+ * server without them cannot serve the policy (the fix is `trainer.tokenizer`).
+ */
+async function probeOf(tokenizer: ChatTokenizer, url: string): Promise<Datum> {
   try {
     return probeDatum(await tokenizer.encodeChat(PROBE_MESSAGES), await tokenizer.encodeText(PROBE_COMPLETION));
   } catch (error) {
     if (error instanceof TrainerRequestError && (error.status === 404 || error.status === 405 || error.status === 501)) {
       throw new ConfigError(
-        `the trainer at ${url} has no tokenizer route (/envforge/v1/tokenize); envforge samples the policy through it. ` +
-          `Hosted Tinker services do not serve it: run the reference trainer (trainer.backend "reference", or "tinker" with a server started by envforge trainer up), or trainer.backend "noop"`,
+        `the trainer at ${url} has no tokenizer route (/envforge/v1/tokenize), which envforge tokenises the policy's prompts with when trainer.tokenizer is null. ` +
+          `Hosted Tinker and SkyRL's Tinker server do not serve it: set trainer.tokenizer to a local folder with the base model's tokenizer ` +
+          `(hf download <model> tokenizer.json tokenizer_config.json chat_template.jinja --local-dir <folder>), ` +
+          `or run the reference trainer (trainer.backend "reference", or "tinker" with a server started by envforge trainer up), or trainer.backend "noop"`,
         { cause: error },
       );
     }

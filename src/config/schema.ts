@@ -338,6 +338,14 @@ export const ConfigSchema = z
         apiKeyEnv: z.string().min(1).default("TINKER_API_KEY"),
         /** Base model name on the backend; null = the first model the backend lists. @default null */
         baseModel: z.string().min(1).nullable().default(null),
+        /**
+         * Local Hugging Face tokenizer folder of the base model (`tokenizer.json`, `tokenizer_config.json`, and the chat
+         * template in `chat_template.jinja` or the config's `chat_template` key), a path as given (relative to the working
+         * directory). When set, the policy's chat messages are tokenised and its samples decoded here instead of through
+         * the server's `/envforge/v1/` tokenizer routes, which hosted Tinker and SkyRL's Tinker server do not have.
+         * null = the server's routes (the reference trainer has them). @default null
+         */
+        tokenizer: z.string().min(1).nullable().default(null),
         /** LoRA rank of the trained adapter. @default 8 */
         loraRank: z.number().int().min(1).max(256).default(8),
         /** Port of the `reference` trainer on 127.0.0.1. @default 8765 */

@@ -6,6 +6,7 @@ export { NoopTrainer } from "./noop-trainer.js";
 export { TinkerHttp, type TinkerHttpOptions } from "./tinker/tinker-http.js";
 export { TinkerTrainer, TinkerSamplingClient, tinkerDatum, tinkerLoss, type TinkerTrainerOptions } from "./tinker/tinker-trainer.js";
 export { TinkerLanguageModel, ReferenceTrainerTokenizer, type ChatTokenizer } from "./tinker/tinker-language-model.js";
+export { LocalChatTokenizer, TOKENIZER_FILES } from "./tinker/local-chat-tokenizer.js";
 export { runConformance, type ConformanceCheck, type ConformanceOptions, type ConformanceReport } from "./tinker/conformance.js";
 export {
   REFERENCE_TRAINER_DIR,

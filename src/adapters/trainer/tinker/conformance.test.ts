@@ -57,6 +57,7 @@ describe("reference trainer (tiny random model)", () => {
     // control-flow: a scripted tokenizer (fixed prompt ids); sampling is the real trainer's
     const tokenizer: ChatTokenizer = {
       encodeChat: async (messages) => [2, ...messages.map((message) => message.content.length % 60)],
+      encodeText: async (text) => [text.length % 60],
       decode: async (tokens) => tokens.map((token) => `<${token}>`).join(""),
     };
     const trainer = await TinkerTrainer.create(http, { baseModel: "tiny-random", loraRank: 4, seed: 5 });

@@ -10,10 +10,16 @@ import {
 } from "../../../spec/index.js";
 import type { TinkerHttp } from "./tinker-http.js";
 
-/** Turns chat messages into prompt token ids and completion tokens back into text, for one base model. */
+/**
+ * Turns chat messages into prompt token ids and completion tokens back into text, for one base model.
+ * Implementations: {@link ReferenceTrainerTokenizer} (the reference trainer's routes) and
+ * `LocalChatTokenizer` (a local Hugging Face tokenizer folder, `trainer.tokenizer`).
+ */
 export interface ChatTokenizer {
   /** Prompt tokens of `messages`, ending with an open assistant turn. */
   encodeChat(messages: readonly ChatMessage[]): Promise<readonly number[]>;
+  /** Token ids of plain `text` (no chat template, no special tokens added): the logprob probe's completion. */
+  encodeText(text: string): Promise<readonly number[]>;
   /** Text of completion tokens (special tokens dropped). */
   decode(tokens: readonly number[]): Promise<string>;
 }
@@ -21,7 +27,8 @@ export interface ChatTokenizer {
 /**
  * The reference trainer's tokenizer, through its two routes outside the Tinker API
  * (`/envforge/v1/tokenize`, `/envforge/v1/detokenize`). Hosted Tinker services do not
- * have them; there, give {@link TinkerLanguageModel} a local tokenizer of the base model.
+ * have them; there, give {@link TinkerLanguageModel} a local tokenizer of the base model
+ * (`LocalChatTokenizer`, config `trainer.tokenizer`).
  */
 export class ReferenceTrainerTokenizer implements ChatTokenizer {
   constructor(private readonly http: TinkerHttp) {}
@@ -32,7 +39,6 @@ export class ReferenceTrainerTokenizer implements ChatTokenizer {
     return result.tokens;
   }
 
-  /** Token ids of plain `text` (no chat template, no special tokens). */
   async encodeText(text: string): Promise<readonly number[]> {
     const result = await this.http.post<{ tokens?: number[] }>("/envforge/v1/tokenize", { text });
     if (!Array.isArray(result.tokens)) throw new TrainerRequestError("tokenize answered without tokens", { status: 200 });
