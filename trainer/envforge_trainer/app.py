@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any, Literal
 from uuid import uuid4
 
@@ -151,8 +153,14 @@ class DetokenizeBody(BaseModel):
 
 def create_app(engine: Engine, api_key: str | None = None, poll_wait_s: float = 20.0) -> FastAPI:
     """The Tinker-compatible app; ``api_key`` (when set) is required as ``X-API-Key`` or a bearer token."""
-    app = FastAPI(title="envforge reference trainer")
     store = FutureStore()
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        store.shutdown()
+
+    app = FastAPI(title="envforge reference trainer", lifespan=lifespan)
     known_models: set[str] = set()
 
     @app.middleware("http")
@@ -276,10 +284,6 @@ def create_app(engine: Engine, api_key: str | None = None, poll_wait_s: float = 
     @app.post("/envforge/v1/detokenize")
     async def detokenize(body: DetokenizeBody) -> dict[str, str]:
         return {"text": _tokenizer(engine).decode(body.tokens, skip_special_tokens=True)}
-
-    @app.on_event("shutdown")
-    async def shutdown() -> None:
-        store.shutdown()
 
     return app
 
