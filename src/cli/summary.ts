@@ -13,7 +13,9 @@ export function formatSummary(reports: readonly RoundReport[], details: { model:
       .join(", ");
     lines.push(
       `round ${report.round}: ${plural(report.proposed, "design")} proposed, ${report.admitted} admitted${rejected ? ` (rejected: ${rejected})` : ""}; ` +
-        `solver ${plural(report.solver.episodes, "episode")}, win rate ${percent(report.solver.winRateNoHint)} without hint, ${percent(report.solver.winRateHint)} with hint; ` +
+        `solver ${plural(report.solver.episodes, "episode")}, win rate ${percent(report.solver.winRateNoHint)} without hint, ${percent(report.solver.winRateHint)} with hint` +
+        (report.solver.invalidActionRate == null ? "" : `, ${percent(report.solver.invalidActionRate)} of actions invalid`) +
+        "; " +
         `designer mean reward ${report.designer.meanReward === null ? "n/a" : report.designer.meanReward.toFixed(2)}; ${report.seconds}s`,
     );
     for (const [error, count] of Object.entries(report.errors)) lines.push(`  error x${count}: ${error}`);

@@ -14,6 +14,11 @@ export interface RoundReport {
     readonly episodes: number;
     readonly winRateNoHint: number | null;
     readonly winRateHint: number | null;
+    /**
+     * Fraction of the round's actions the environments refused (`Turn.invalidAction`), in [0, 1];
+     * null when no action was played. Absent in reports written before it existed.
+     */
+    readonly invalidActionRate?: number | null;
   };
   readonly designer: { readonly meanReward: number | null };
   /**

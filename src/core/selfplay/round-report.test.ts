@@ -48,7 +48,7 @@ describe("buildRoundReport", () => {
       proposed: 0,
       admitted: 0,
       rejected: {},
-      solver: { episodes: 0, winRateNoHint: null, winRateHint: null },
+      solver: { episodes: 0, winRateNoHint: null, winRateHint: null, invalidActionRate: null },
       designer: { meanReward: null },
       trainer: { name: "noop", policyVersion: 3, datums: 12 },
       diagnostics: { step: 2 },
@@ -126,12 +126,22 @@ describe("buildRoundReport", () => {
 
   it("computes win rates per hint condition over every episode", () => {
     const episodes = [episode(false, true), episode(false, false), episode(false, false), episode(true, true), episode(true, true), episode(true, false, { kind: "crash", message: "boom" })];
-    expect(buildRoundReport(2, [], episodes, extras).solver).toEqual({ episodes: 6, winRateNoHint: 1 / 3, winRateHint: 2 / 3 });
+    expect(buildRoundReport(2, [], episodes, extras).solver).toEqual({ episodes: 6, winRateNoHint: 1 / 3, winRateHint: 2 / 3, invalidActionRate: null });
   });
 
   it("gives a null win rate for a hint condition without episodes", () => {
-    expect(buildRoundReport(2, [], [episode(true, true), episode(true, false)], extras).solver).toEqual({ episodes: 2, winRateNoHint: null, winRateHint: 0.5 });
-    expect(buildRoundReport(2, [], [episode(false, false)], extras).solver).toEqual({ episodes: 1, winRateNoHint: 0, winRateHint: null });
+    expect(buildRoundReport(2, [], [episode(true, true), episode(true, false)], extras).solver).toEqual({ episodes: 2, winRateNoHint: null, winRateHint: 0.5, invalidActionRate: null });
+    expect(buildRoundReport(2, [], [episode(false, false)], extras).solver).toEqual({ episodes: 1, winRateNoHint: 0, winRateHint: null, invalidActionRate: null });
+  });
+
+  it("reports the fraction of all the round's turns that the environments refused", () => {
+    const played = (marks: readonly boolean[]): EpisodeRecord => {
+      const base = episode(false, false);
+      const turns = marks.map((invalid) => ({ action: "a", observation: "o", reward: 0, ...(invalid ? { invalidAction: true as const } : {}) }));
+      return { ...base, episode: { ...base.episode, turns } };
+    };
+    expect(buildRoundReport(2, [], [played([true, false, true]), played([false]), played([])], extras).solver.invalidActionRate).toBe(0.5);
+    expect(buildRoundReport(2, [], [played([false, false])], extras).solver.invalidActionRate).toBe(0);
   });
 
   it("averages the designer reward over designs with a non-empty completion only", () => {

@@ -12,7 +12,8 @@ export interface RoundReportExtras {
 /**
  * Computes a round's report from what the store holds, so a resumed round
  * reports exactly what a straight one would. Solver win rates count every
- * episode of the round (solver phase and calibration) by hint condition;
+ * episode of the round (solver phase and calibration) by hint condition, and
+ * the invalid-action rate every turn of them;
  * the Designer's mean reward counts designs the model actually answered.
  * Infrastructure errors (model errors, sandbox failures of episodes) are
  * counted by message prefix.
@@ -40,12 +41,14 @@ export function buildRoundReport(
     const group = episodes.filter((record) => record.hint === hint);
     return group.length === 0 ? null : group.filter((record) => record.episode.won).length / group.length;
   };
+  const turns = episodes.flatMap((record) => record.episode.turns);
+  const invalidActionRate = turns.length === 0 ? null : turns.filter((turn) => turn.invalidAction === true).length / turns.length;
   return {
     round,
     proposed: designs.length,
     admitted: designs.filter((design) => design.environmentId !== null).length,
     rejected,
-    solver: { episodes: episodes.length, winRateNoHint: winRate(false), winRateHint: winRate(true) },
+    solver: { episodes: episodes.length, winRateNoHint: winRate(false), winRateHint: winRate(true), invalidActionRate },
     designer: { meanReward: answered.length === 0 ? null : answered.reduce((total, design) => total + design.reward, 0) / answered.length },
     trainer: extras.trainer,
     diagnostics: extras.diagnostics,
