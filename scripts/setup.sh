@@ -40,6 +40,15 @@ if [ "${ENVFORGE_SKIP_TRAINER:-0}" != 1 ]; then
   stamp="trainer/.venv/.requirements.sha256"
   wanted="$(sha256sum trainer/requirements.txt | cut -d' ' -f1)"
   if [ ! -x trainer/.venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+    if [ ! -x trainer/.venv/bin/python ]; then
+      # the pinned set is about 5.6 GB installed; pip also unpacks wheels in its temp folder
+      free_kb="$(df -Pk trainer | awk 'NR == 2 { print $4 }')"
+      if [ -n "$free_kb" ] && [ "$free_kb" -lt $((7 * 1024 * 1024)) ]; then
+        say "trainer/.venv needs about 7 GB free (5.6 GB installed), but $((free_kb / 1024 / 1024)) GB are free on $(df -P trainer | awk 'NR == 2 { print $6 }')."
+        say "Free some space and run ./scripts/setup.sh again, or set ENVFORGE_SKIP_TRAINER=1 to skip the reference trainer (then run with \"trainer\": { \"backend\": \"noop\" })."
+        exit 1
+      fi
+    fi
     say "installing the reference trainer's Python dependencies into trainer/.venv (several minutes)"
     [ -x trainer/.venv/bin/python ] || /usr/bin/python3 -m venv trainer/.venv
     trainer/.venv/bin/pip install --quiet --disable-pip-version-check -r trainer/requirements.txt

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ADMISSION_GATE_NAMES, mergeConfigInput, parseConfig, readConfigFile, type AdmissionGateName, type Config } from "../config/index.js";
+import { configSource, ADMISSION_GATE_NAMES, mergeConfigInput, parseConfig, readConfigFile, type AdmissionGateName, type Config } from "../config/index.js";
 import { ConfigError, type EnvPackage, type LanguageModel, type RejectVerdict } from "../spec/index.js";
 import {
   admissionConcurrency,
@@ -62,7 +62,7 @@ export function resolveAdmitConfig(flags: AdmitFlags): Config {
     ...(flags.benchmarks === undefined ? {} : { benchmarkPath: flags.benchmarks }),
   };
   const fromFlags = { admission, ...(flags.model === undefined ? {} : { model: { spec: flags.model } }) };
-  return parseConfig(mergeConfigInput(fromFile, fromFlags), flags.config ?? "command-line flags");
+  return parseConfig(mergeConfigInput(fromFile, fromFlags), configSource(flags.config));
 }
 
 /** The `--json` output of `envforge admit PATH`. */

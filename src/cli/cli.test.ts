@@ -80,10 +80,21 @@ describe("envforge run", () => {
   }, 600_000);
 
   it("exits 2 for bad flags and an unknown model spec", () => {
-    for (const args of [["--rounds", "abc"], ["--bogus"], ["--model", "foo"]]) {
+    for (const args of [["--rounds", "abc"], ["--bogus"], ["--model", "foo"], ["--plays", "1e3"], ["--plays", "0x10"], ["--plays", " 3"], ["--plays", "2.5"]]) {
       const result = spawnSync("node", [BIN, "run", ...args, "--out", join(scratch(), "run")], { encoding: "utf8" });
       expect(result.status, args.join(" ")).toBe(2);
     }
+  });
+
+  it("does not blame the config file for a bad flag value", () => {
+    const folder = scratch();
+    const config = writeConfig(folder, SMALL);
+    const result = spawnSync("node", [BIN, "run", "--config", config, "--plays", "1025", "--out", join(folder, "run")], { encoding: "utf8" });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`invalid configuration (${config} and the command-line flags):`);
+    expect(result.stderr).toMatch(/plays: Too big/);
+    const flagsOnly = spawnSync("node", [BIN, "run", "--plays", "1025", "--out", join(folder, "run")], { encoding: "utf8" });
+    expect(flagsOnly.stderr).toContain("invalid configuration (command-line flags over the defaults):");
   });
 
   it("survives SIGKILL mid-round and resumes without losing or duplicating work", async () => {

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
+import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { ConfigError, packageId, type EnvPackage, type LanguageModel, type Sandbox } from "../spec/index.js";
 import {
   DEFAULT_RUBRICS_PATH,
@@ -66,7 +66,7 @@ export function resolveEvolveConfig(flags: EvolveFlags, base: unknown = {}): Con
     ...(flags.model === undefined ? {} : { model: { spec: flags.model } }),
     ...(Object.keys(evolution).length === 0 ? {} : { evolution }),
   };
-  const config = parseConfig(mergeConfigInput(mergeConfigInput(base, fromFile), fromFlags), flags.config ?? "command-line flags");
+  const config = parseConfig(mergeConfigInput(mergeConfigInput(base, fromFile), fromFlags), configSource(flags.config));
   classifyModelSpec(config.model.spec);
   return config;
 }

@@ -9,10 +9,11 @@ import { runCommand } from "./run-command.js";
 import { benchSandboxCommand, sandboxDoctorCommand } from "./sandbox-commands.js";
 import { trainerConformance, trainerDown, trainerStatus, trainerUp } from "./trainer-command.js";
 
+/** A flag value that must be written as a plain decimal integer ≥ `min` (no `1e3`, `0x10` or spaces). */
 function integer(name: string, min: number) {
   return (value: string): number => {
-    const parsed = Number(value);
-    if (!Number.isInteger(parsed) || parsed < min) throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}`);
+    const parsed = /^-?\d+$/.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(parsed) || parsed < min) throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}, written in decimal digits`);
     return parsed;
   };
 }

@@ -84,6 +84,10 @@ describe("openTrainer", () => {
     expect(existsSync(join(trainerDir, "no-start"))).toBe(false);
     bare.close();
     await expect(openTrainer(remote, trainerDir, store, false)).rejects.toThrow(/not one/);
+    // a trainer.model that does not exist is refused before the trainer starts, naming the key
+    const lostModel = parseConfig({ trainer: { backend: "reference", model: join(trainerDir, "lost.gguf") } }, "test");
+    await expect(openTrainer(lostModel, join(trainerDir, "no-start-model"), store, false)).rejects.toThrow(/trainer\.model: .*lost\.gguf does not exist/);
+    expect(existsSync(join(trainerDir, "no-start-model"))).toBe(false);
     store.close();
   });
 

@@ -19,6 +19,7 @@ import {
   ReferenceTrainerTokenizer,
   startReferenceTrainer,
   stopReferenceTrainer,
+  TINY_RANDOM_MODEL,
   TinkerHttp,
   TinkerLanguageModel,
   TinkerTrainer,
@@ -84,6 +85,10 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
     const spec = config.model.spec;
     const model = settings.model ?? (spec === "embedded" ? embeddedModelPath() : spec.endsWith(".gguf") ? spec : null);
     if (model === null) throw new ConfigError(`trainer.backend "reference" trains the run's GGUF model; model.spec ${spec} is not one (use embedded or a .gguf path, set trainer.model, or trainer.backend "tinker")`);
+    if (model !== TINY_RANDOM_MODEL && !existsSync(model)) {
+      const fix = settings.model === null && spec === "embedded" ? "the embedded model is not installed: run ./scripts/setup.sh (without ENVFORGE_SKIP_MODEL)" : "give a .gguf file or a Hugging Face model folder";
+      throw new ConfigError(`${settings.model === null ? "model.spec" : "trainer.model"}: ${model} does not exist; ${fix}`);
+    }
     url = (await startReferenceTrainer({ runDir: outDir, model, port: settings.port, threads: config.model.threads, python })).url;
   } else {
     if (settings.url === null) throw new ConfigError(`trainer.backend "tinker" needs trainer.url (the server root, e.g. http://127.0.0.1:8765)`);

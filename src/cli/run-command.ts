@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
+import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { buildGates } from "../core/admission/index.js";
 import { ConfigError, type Store } from "../spec/index.js";
 import { importLineages } from "../core/evolution/index.js";
@@ -53,7 +53,7 @@ export function runConfigInput(flags: RunFlags): unknown {
  * @throws ConfigError naming the key and allowed values
  */
 export function resolveRunConfig(flags: RunFlags, base: unknown = {}): Config {
-  const config = parseConfig(mergeConfigInput(base, runConfigInput(flags)), flags.config ?? "command-line flags");
+  const config = parseConfig(mergeConfigInput(base, runConfigInput(flags)), configSource(flags.config));
   classifyModelSpec(config.model.spec);
   return config;
 }
@@ -89,6 +89,9 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   if (resume && stored === undefined) throw new ConfigError(`--resume: ${outDir} holds no run (${storePath} has no stored run config)`);
   // a resumed run continues with its stored config; a config file and flags given now override it
   const config = resolveRunConfig(flags, stored ?? {});
+  if (config.plays < 2 && config.trainer.backend !== "noop") {
+    process.stderr.write(`envforge: plays is ${config.plays}: every Solver group holds one play, its advantage is 0 and it is dropped, so the policy gets no Solver datums (use --plays 2 or more)\n`);
+  }
   const sandbox = openSandbox(config.sandbox);
   const corpus = readCorpus(config.corpus.path);
   const admission = admissionResources(config);

@@ -16,7 +16,17 @@ export function parseConfig(raw: unknown, source = "config"): Config {
     const extra = "keys" in issue && Array.isArray(issue.keys) ? ` (${issue.keys.join(", ")})` : "";
     return `  ${key}: ${issue.message}${extra}`;
   });
-  throw new ConfigError(`${source} is invalid:\n${problems.join("\n")}`);
+  throw new ConfigError(`invalid configuration (${source}):\n${problems.join("\n")}`);
+}
+
+/**
+ * Where a configuration merged from an optional file and command-line flags came
+ * from, for {@link parseConfig}'s messages: a bad flag value is not blamed on the file.
+ *
+ * @param file the `--config` path, if any
+ */
+export function configSource(file: string | undefined): string {
+  return file === undefined ? "command-line flags over the defaults" : `${file} and the command-line flags`;
 }
 
 /**

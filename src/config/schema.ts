@@ -143,7 +143,7 @@ export const ConfigSchema = z
          * the return. Small, so a win outranks a clean loss up to 49 invalid actions, yet it separates the plays of
          * a group that no play wins (a learning signal for a model below an environment's frontier). @default -0.02
          */
-        invalidActionPenalty: z.number().max(0).default(-0.02),
+        invalidActionPenalty: z.number().min(-1).max(0).default(-0.02),
         /** Solver reward added when the sandbox cut the episode (timeout, limits, crash), after clipping. @default 0 */
         sandboxCutPenalty: z.number().max(0).default(0),
       })

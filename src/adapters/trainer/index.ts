@@ -14,6 +14,7 @@ export {
   referenceTrainerStatus,
   startReferenceTrainer,
   stopReferenceTrainer,
+  TINY_RANDOM_MODEL,
   type ReferenceTrainerOptions,
   type ReferenceTrainerState,
 } from "./reference/reference-trainer-process.js";

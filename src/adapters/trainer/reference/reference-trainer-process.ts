@@ -11,6 +11,9 @@ export const REFERENCE_TRAINER_FILES = { log: "trainer.log", state: "trainer.jso
 /** The repository's `trainer/` folder (the Python reference trainer). */
 export const REFERENCE_TRAINER_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../trainer");
 
+/** The reference trainer's model spec for a tiny randomly initialised model (tests only; nothing to load from disk). */
+export const TINY_RANDOM_MODEL = "tiny-random";
+
 /** Options of {@link startReferenceTrainer}. */
 export interface ReferenceTrainerOptions {
   /** Run directory: log, state file and checkpoints go here. */

@@ -104,6 +104,32 @@ describe("LocalChatTokenizer: bad folders", () => {
     await expect(LocalChatTokenizer.open(unnamed)).rejects.toThrow(/no chat template/);
   });
 
+  it("refuses a chat template that renders nothing, naming the template", async () => {
+    for (const [name, template] of [["empty-template", ""], ["other-variables", "{{ conversation }}"]] as const) {
+      const path = folder(name, { "tokenizer.json": minimalTokenizer, "tokenizer_config.json": "{}", "chat_template.jinja": template });
+      await expect(LocalChatTokenizer.open(path)).rejects.toBeInstanceOf(ConfigError);
+      await expect(LocalChatTokenizer.open(path)).rejects.toThrow(new RegExp(`${name}/chat_template\.jinja renders nothing for a one-message chat`));
+    }
+  });
+
+  it("maps a word the vocabulary lacks to the unknown token, as transformers does", async () => {
+    const wordLevel = (unknown: string | null) =>
+      JSON.stringify({
+        added_tokens: [{ id: 0, content: "[UNK]", special: true }],
+        normalizer: null,
+        pre_tokenizer: { type: "Whitespace" },
+        post_processor: null,
+        decoder: null,
+        model: { type: "WordLevel", vocab: { "[UNK]": 0, hello: 1, world: 2, Hello: 3, ".": 4 }, ...(unknown === null ? {} : { unk_token: unknown }) },
+      });
+    const config = JSON.stringify({ chat_template: "{% for message in messages %}{{ message.content }} {% endfor %}" });
+    const withUnknown = await LocalChatTokenizer.open(folder("word-level", { "tokenizer.json": wordLevel("[UNK]"), "tokenizer_config.json": config }));
+    expect(await withUnknown.encodeText("hello world foo")).toEqual([1, 2, 0]);
+    const without = await LocalChatTokenizer.open(folder("word-level-no-unknown", { "tokenizer.json": wordLevel(null), "tokenizer_config.json": config }));
+    await expect(without.encodeText("hello foo")).rejects.toBeInstanceOf(ModelRequestError);
+    await expect(without.encodeText("hello foo")).rejects.toThrow(/has no id for "foo" and no unknown token/);
+  });
+
   it("refuses a tokenizer.json the library cannot load and a template that does not parse", async () => {
     const unknownModel = folder("unknown-model", {
       "tokenizer.json": JSON.stringify({ added_tokens: [], model: { type: "NoSuchModel" } }),

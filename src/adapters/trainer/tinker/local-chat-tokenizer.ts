@@ -46,6 +46,8 @@ export class LocalChatTokenizer implements ChatTokenizer {
     private readonly templateTokens: Readonly<Record<string, string>>,
     private readonly cleanUpSpaces: boolean,
     private readonly byteRuns: ByteRuns | null,
+    /** Id of the model's unknown token (`model.unk_token`), for pieces the vocabulary lacks; null when it has none. */
+    private readonly unknownId: number | null,
     /** The folder the tokenizer was read from. */
     readonly folder: string,
   ) {}
@@ -58,7 +60,8 @@ export class LocalChatTokenizer implements ChatTokenizer {
    * @param folder a Hugging Face tokenizer folder (`trainer.tokenizer`)
    * @throws ConfigError when the folder does not exist or is not a folder, either JSON
    *   file is missing or not valid JSON, no chat template is found, or the tokenizer
-   *   or the template cannot be loaded; the message names the file or key and the fix
+   *   or the template cannot be loaded, or it renders nothing for (or cannot encode) a
+   *   one-message chat; the message names the file or key and the fix
    */
   static async open(folder: string): Promise<LocalChatTokenizer> {
     const kind = await stat(folder).catch(() => null);
@@ -82,7 +85,19 @@ export class LocalChatTokenizer implements ChatTokenizer {
     const cleanUpSpaces =
       config.clean_up_tokenization_spaces === true &&
       (modelType(tokenizerJson) !== "BPE" || config.clean_up_tokenization_spaces_for_bpe_even_though_it_will_corrupt_output === true);
-    return new LocalChatTokenizer(tokenizer, template, templateTokensOf(config), cleanUpSpaces, byteRunsOf(tokenizer, tokenizerJson), folder);
+    const unknownToken = (tokenizerJson.model as JsonObject | undefined)?.unk_token;
+    const unknownId = typeof unknownToken === "string" ? (tokenizer.token_to_id(unknownToken) ?? null) : null;
+    const opened = new LocalChatTokenizer(tokenizer, template, templateTokensOf(config), cleanUpSpaces, byteRunsOf(tokenizer, tokenizerJson), unknownId, folder);
+    // a template that renders nothing (an empty file, a template for other variables) would only fail later, at the probe
+    const smoke = await opened.encodeChat([{ role: "user", content: "Hello." }]).catch((error: unknown) => {
+      throw new ConfigError(`trainer.tokenizer: ${folder} cannot encode a one-message chat (template ${source.from}): ${messageOf(error)}`, { cause: error });
+    });
+    if (smoke.length === 0) {
+      throw new ConfigError(
+        `trainer.tokenizer: the chat template in ${source.from} renders nothing for a one-message chat; use the model's own chat template (${TOKENIZER_FILES.chatTemplate} of its instruct/chat variant)`,
+      );
+    }
+    return opened;
   }
 
   /**
@@ -106,10 +121,20 @@ export class LocalChatTokenizer implements ChatTokenizer {
     return this.encodeText(prompt);
   }
 
-  /** Token ids of plain `text`: no chat template, no added special tokens (text that spells a special token still becomes it, as in transformers). */
+  /**
+   * Token ids of plain `text`: no chat template, no added special tokens (text that spells a
+   * special token still becomes it, as in transformers). A piece the vocabulary lacks becomes
+   * the model's unknown token, as in transformers (`@huggingface/tokenizers` leaves it undefined).
+   * @throws ModelRequestError (not retryable) when a piece has no id and the model has no unknown token
+   */
   async encodeText(text: string): Promise<readonly number[]> {
     if (text === "") return [];
-    return this.tokenizer.encode(text, { add_special_tokens: false }).ids;
+    const { ids, tokens } = this.tokenizer.encode(text, { add_special_tokens: false });
+    return (ids as readonly (number | undefined)[]).map((id, index): number => {
+      if (id !== undefined && Number.isInteger(id)) return id;
+      if (this.unknownId !== null) return this.unknownId;
+      throw new ModelRequestError(`the tokenizer in ${this.folder} has no id for ${JSON.stringify(tokens[index])} and no unknown token`);
+    });
   }
 
   /**
