@@ -146,3 +146,14 @@ describe("envforge run", () => {
     expect(report[0].proposed).toBe(3);
   }, 600_000);
 });
+
+describe("envforge trainer conformance", () => {
+  it("reports an unreachable server as JSON with --json, exit 2", () => {
+    const result = spawnSync("node", [BIN, "trainer", "conformance", "--url", "http://127.0.0.1:1", "--json"], { encoding: "utf8" });
+    expect(result.status).toBe(2);
+    const report = JSON.parse(result.stdout) as { passed: number; failed: number; checks: unknown[]; error: { code: string; message: string } };
+    expect(report).toMatchObject({ passed: 0, failed: 0, checks: [] });
+    expect(report.error.code).toBe("trainer_unavailable");
+    expect(report.error.message).toMatch(/cannot reach the trainer at http:\/\/127\.0\.0\.1:1/);
+  });
+});

@@ -9,6 +9,7 @@ import {
   stopReferenceTrainer,
   type ConformanceReport,
 } from "../adapters/trainer/index.js";
+import { EnvforgeError } from "../spec/index.js";
 import { RUNS_FOLDER } from "./run-command.js";
 
 /** Run directory of `envforge trainer up|down|status` when `--out` is not given. */
@@ -67,11 +68,22 @@ export interface ConformanceFlags {
   readonly apiKeyEnv?: string;
 }
 
-/** `envforge trainer conformance`: runs the suite; exit 0 when every check passed, else 1. */
+/**
+ * `envforge trainer conformance`: runs the suite; exit 0 when every check passed, else 1.
+ * An unreachable server is a set-up error (exit 2), not a failed check; with `--json` it is
+ * printed as `{ "passed": 0, "failed": 0, "checks": [], "error": { code, message } }`.
+ */
 export async function trainerConformance(flags: ConformanceFlags): Promise<number> {
   const apiKey = process.env[flags.apiKeyEnv ?? "TINKER_API_KEY"];
   const http = new TinkerHttp({ baseUrl: flags.url, ...(apiKey ? { apiKey } : {}) });
-  await http.get("/api/v1/healthz"); // an unreachable server is a set-up error (exit 2), not a failed check
+  try {
+    await http.get("/api/v1/healthz");
+  } catch (error) {
+    if (!flags.json || !(error instanceof EnvforgeError)) throw error;
+    const body = { passed: 0, failed: 0, checks: [], error: { code: error.code, message: error.message } };
+    process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+    return 2;
+  }
   const report = await runConformance(http, flags.baseModel === undefined ? {} : { baseModel: flags.baseModel });
   process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatConformance(report));
   return report.failed === 0 ? 0 : 1;
