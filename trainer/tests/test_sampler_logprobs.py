@@ -3,10 +3,11 @@
 from pathlib import Path
 
 import pytest
-import torch
 
 from envforge_trainer.engine import DatumInput, Engine
 from envforge_trainer.model_loading import load_base_model
+
+from adapter_weights import randomize_adapter
 
 PROMPT = [1, 7, 9, 12, 30, 4, 17]
 
@@ -14,13 +15,7 @@ PROMPT = [1, 7, 9, 12, 30, 4, 17]
 def trained_engine(tmp_path: Path) -> Engine:
     engine = Engine(load_base_model("tiny-random"), tmp_path)
     engine.create_model("m", 4, 1)
-    # LoRA starts with B = 0 (no effect): give every adapter matrix a value
-    generator = torch.Generator().manual_seed(9)
-    with torch.no_grad():
-        for name, parameter in engine.peft.named_parameters():
-            if ".m." in name:
-                parameter.copy_(torch.randn(parameter.shape, generator=generator) * 0.3)
-    return engine
+    return randomize_adapter(engine, seed=9, scale=0.3)
 
 
 def learner_logprobs(engine: Engine, prompt: list[int], tokens: list[int]) -> list[float]:

@@ -11,6 +11,8 @@ from envforge_trainer.losses import token_loss
 from envforge_trainer.model_loading import BaseModel, load_base_model
 from envforge_trainer.target_logprobs import CHUNK_POSITIONS, LogprobHead
 
+from adapter_weights import randomize_adapter
+
 PPO = {"clip_low_threshold": 0.8, "clip_high_threshold": 1.28}
 
 
@@ -42,13 +44,7 @@ MODELS = {"llama": lambda: load_base_model("tiny-random"), "gemma3": tiny_gemma3
 def engine_with_trained_adapter(make_model, tmp_path: Path) -> Engine:
     engine = Engine(make_model(), tmp_path)
     engine.create_model("m", 4, 1)
-    # LoRA starts with B = 0 (no effect, no gradient for A): give every adapter matrix a value
-    generator = torch.Generator().manual_seed(5)
-    with torch.no_grad():
-        for name, parameter in engine.peft.named_parameters():
-            if ".m." in name:
-                parameter.copy_(torch.randn(parameter.shape, generator=generator) * 0.2)
-    return engine
+    return randomize_adapter(engine, seed=5, scale=0.2)
 
 
 def datum(size: int, seed: int) -> DatumInput:

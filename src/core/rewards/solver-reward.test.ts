@@ -42,6 +42,8 @@ describe("Solver reward golden table (clip(Σ r, range) + penalties)", () => {
     });
     // the reward config block satisfies SolverRewardParams structurally; by default an invalid action costs 0.02 and a sandbox cut nothing
     expect(solverRewardOfEpisode(episode, [0, 1], parseConfig({}).reward).reward).toBeCloseTo(0.73, 12); // 0.75 − 0.02
+    // the function's default parameters are the config's defaults
+    expect(parseConfig({}).reward).toMatchObject(DEFAULT_SOLVER_REWARD);
   });
 
   it("counts every turn the environment marked invalid, and only those", () => {

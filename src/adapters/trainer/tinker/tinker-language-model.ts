@@ -34,13 +34,16 @@ export class ReferenceTrainerTokenizer implements ChatTokenizer {
   constructor(private readonly http: TinkerHttp) {}
 
   async encodeChat(messages: readonly ChatMessage[]): Promise<readonly number[]> {
-    const result = await this.http.post<{ tokens?: number[] }>("/envforge/v1/tokenize", { messages });
-    if (!Array.isArray(result.tokens)) throw new TrainerRequestError("tokenize answered without tokens", { status: 200 });
-    return result.tokens;
+    return this.tokenize({ messages });
   }
 
+  /** Token ids of plain `text` (no chat template, no special tokens). */
   async encodeText(text: string): Promise<readonly number[]> {
-    const result = await this.http.post<{ tokens?: number[] }>("/envforge/v1/tokenize", { text });
+    return this.tokenize({ text });
+  }
+
+  private async tokenize(body: { messages: readonly ChatMessage[] } | { text: string }): Promise<readonly number[]> {
+    const result = await this.http.post<{ tokens?: number[] }>("/envforge/v1/tokenize", body);
     if (!Array.isArray(result.tokens)) throw new TrainerRequestError("tokenize answered without tokens", { status: 200 });
     return result.tokens;
   }
