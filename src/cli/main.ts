@@ -3,6 +3,7 @@ import { EnvforgeError } from "../spec/index.js";
 import { admitCommand, evaluateCommand } from "./admit-command.js";
 import { benchAdmissionCommand } from "./bench-command.js";
 import { benchTrainingCommand } from "./bench-training-command.js";
+import { benchDesignerCommand } from "./bench-designer-command.js";
 import { evolveCommand } from "./evolve-command.js";
 import { lineageShowCommand, rubricLearnCommand } from "./lineage-command.js";
 import { runCommand } from "./run-command.js";
@@ -31,7 +32,7 @@ program
   .option("--rounds <n>", "rounds to run (config: rounds)", integer("--rounds", 1))
   .option("--designs <n>", "Designer proposals per generation round: rounds 1, 1+k, 1+2k, … with k = schedule.designerEvery (config: designer.designs)", integer("--designs", 0))
   .option("--plays <n>", "plays per environment per hint condition (config: plays)", integer("--plays", 1))
-  .option("--model <spec>", "embedded | path.gguf | hf:<uri> | http(s)://host/v1#model (config: model.spec)")
+  .option("--model <spec>", "embedded | embedded:<name> (gemma-3-270m, qwen2.5-coder-0.5b, qwen2.5-coder-1.5b) | path.gguf | hf:<uri> | http(s)://host/v1#model (config: model.spec)")
   .option("--out <dir>", "run directory (config: out)")
   .option("--seed <n>", "master seed (config: seed)", integer("--seed", 0))
   .option("--resume", "continue the run in --out (default: the newest in runs/) with its stored config")
@@ -101,6 +102,20 @@ bench
   });
 
 bench
+  .command("designer")
+  .description("the design funnel on fixed corpus, memory and seeds: parse rate, pass rate per gate, admitted fraction with and without repair turns, seconds per design")
+  .option("--model <spec>", "model to design with (config: model.spec)")
+  .option("--designs <n>", "designs to sample (config: designer.designs)", integer("--designs", 1), 8)
+  .option("--repair-turns <n>", "repair turns per design (config: designer.repairTurns)", integer("--repair-turns", 0))
+  .option("--format <f>", "scaffold | class (config: designer.format)", choice("--format", ["scaffold", "class"]))
+  .option("--config <file>", "config file over the bench defaults")
+  .option("--out <file>", "append every design (completions, verdicts, repair attempts) to this .jsonl file")
+  .option("--json", "print JSON")
+  .action(async (flags) => {
+    process.exitCode = await benchDesignerCommand(flags);
+  });
+
+bench
   .command("training")
   .description("the orchestrator's seconds per training step with a zero-latency fake policy and trainer; --real adds the configured trainer")
   .option("--json", "print JSON")
@@ -126,7 +141,7 @@ program
   .option("--effort <e>", "low | high | max (config: evolution.effort)", choice("--effort", ["low", "high", "max"]))
   .option("--out <dir>", "evolution directory (config: out); default runs/evolve-<UTC timestamp>")
   .option("--config <file>", "JSON config file (see README, Configuration)")
-  .option("--model <spec>", "embedded | path.gguf | hf:<uri> | http(s)://host/v1#model (config: model.spec)")
+  .option("--model <spec>", "embedded | embedded:<name> (gemma-3-270m, qwen2.5-coder-0.5b, qwen2.5-coder-1.5b) | path.gguf | hf:<uri> | http(s)://host/v1#model (config: model.spec)")
   .option("--seed <n>", "master seed (config: seed)", integer("--seed", 0))
   .option("--rubrics <file>", "rubric file (config: evolution.rubrics); default rubrics/evolution.md")
   .option("--funnel", "keep only seeds the Solver passes at most 4/8 with ≥ T mean turns (config: evolution.funnel.enabled)")
@@ -167,7 +182,7 @@ trainer
   .command("up")
   .description("start the reference trainer and wait for its health check; log in <out>/trainer.log")
   .option("--out <dir>", "run directory for the trainer's log, state and checkpoints", "runs/trainer")
-  .option("--model <spec>", "embedded | path.gguf | Hugging Face folder | tiny-random", "embedded")
+  .option("--model <spec>", "embedded | embedded:<name> | path.gguf | Hugging Face folder | tiny-random", "embedded")
   .option("--port <n>", "port on 127.0.0.1", integer("--port", 1), 8765)
   .option("--threads <n>", "torch threads; 0 = one per core", integer("--threads", 0), 0)
   .action(async (flags) => {

@@ -11,7 +11,7 @@ import {
   TRAINER_CHECKPOINT_META,
   type TrainerCheckpoint,
 } from "../core/selfplay/index.js";
-import { embeddedModelPath } from "../adapters/llm/index.js";
+import { embeddedModelOf, ggufPathOf, isEmbeddedSpec, setupCommandFor } from "../adapters/llm/index.js";
 import {
   LocalChatTokenizer,
   NoopTrainer,
@@ -83,10 +83,10 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
       );
     }
     const spec = config.model.spec;
-    const model = settings.model ?? (spec === "embedded" ? embeddedModelPath() : spec.endsWith(".gguf") ? spec : null);
+    const model = settings.model ?? ggufPathOf(spec);
     if (model === null) throw new ConfigError(`trainer.backend "reference" trains the run's GGUF model; model.spec ${spec} is not one (use embedded or a .gguf path, set trainer.model, or trainer.backend "tinker")`);
     if (model !== TINY_RANDOM_MODEL && !existsSync(model)) {
-      const fix = settings.model === null && spec === "embedded" ? "the embedded model is not installed: run ./scripts/setup.sh (without ENVFORGE_SKIP_MODEL)" : "give a .gguf file or a Hugging Face model folder";
+      const fix = settings.model === null && isEmbeddedSpec(spec) ? `the embedded model is not installed: run ${setupCommandFor(embeddedModelOf(spec))}` : "give a .gguf file or a Hugging Face model folder";
       throw new ConfigError(`${settings.model === null ? "model.spec" : "trainer.model"}: ${model} does not exist; ${fix}`);
     }
     url = (await startReferenceTrainer({ runDir: outDir, model, port: settings.port, threads: config.model.threads, python })).url;

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { embeddedModelPath } from "../adapters/llm/index.js";
+import { ggufPathOf } from "../adapters/llm/index.js";
 import {
   REFERENCE_TRAINER_FILES,
   TinkerHttp,
@@ -18,7 +18,7 @@ export const DEFAULT_TRAINER_DIR = join(RUNS_FOLDER, "trainer");
 /** Flags of `envforge trainer up`. */
 export interface TrainerUpFlags {
   readonly out?: string;
-  /** `embedded`, a `.gguf` file, a Hugging Face folder, or `tiny-random`. */
+  /** `embedded` (or `embedded:<name>`), a `.gguf` file, a Hugging Face folder, or `tiny-random`. */
   readonly model?: string;
   readonly port?: number;
   readonly threads?: number;
@@ -27,7 +27,7 @@ export interface TrainerUpFlags {
 /** `envforge trainer up`: starts the reference trainer (or finds it running) and prints its URL. */
 export async function trainerUp(flags: TrainerUpFlags): Promise<number> {
   const runDir = flags.out ?? DEFAULT_TRAINER_DIR;
-  const model = flags.model === undefined || flags.model === "embedded" ? embeddedModelPath() : flags.model;
+  const model = ggufPathOf(flags.model ?? "embedded") ?? (flags.model as string);
   const state = await startReferenceTrainer({
     runDir,
     model,

@@ -94,6 +94,18 @@ export const ConfigSchema = z
         maxTokens: z.number().int().min(64).max(32_768).default(256),
         /** Designer sampling temperature. @default 0.8 */
         temperature: z.number().min(0).max(2).default(0.8),
+        /**
+         * Reply format the Designer is asked for: `scaffold` (one Python block with `generate`, `render`, `solve`
+         * and the manifest as constants; envforge supplies the class and the oracle) or `class` (manifest JSON,
+         * a free-form `env.py` class and `oracle.py`). The parser accepts both whatever is asked. @default "scaffold"
+         */
+        format: z.enum(["scaffold", "class"]).default("scaffold"),
+        /**
+         * Repair turns per design: the first failing verdict (reason, message, evidence) goes back to the Designer
+         * as the next user message, up to this many times; the whole conversation is the Designer's trajectory and
+         * the final verdict gives its reward. 0 = one attempt. @default 2
+         */
+        repairTurns: z.number().int().min(0).max(16).default(2),
         /** Superseded by `admission.probeSeeds` and `admission.seeds`; still accepted and ignored. @deprecated @default 3 */
         admissionSeeds: z.number().int().min(1).max(64).default(3),
       })

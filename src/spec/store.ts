@@ -45,13 +45,38 @@ export interface DesignRecord {
   readonly policyVersion?: number;
   /** The sampled tokens, when the model gave them: what a Designer training datum is built from. */
   readonly tokens?: DesignTokens;
+  /**
+   * The attempts before `completion`, oldest first, when repair turns ran (`designer.repairTurns`): each
+   * completion with the verdicts that sent it back. Absent or empty: the design took one attempt. The turn
+   * that admitted an environment is `repairs.length` (0 = the first attempt).
+   */
+  readonly repairs?: readonly DesignAttempt[];
 }
 
-/** Token ids of one Designer sample: prompt (chat template included) and completion with its sampling logprobs. */
+/** One rejected attempt of a multi-turn design: the completion and the verdicts that sent it back to the Designer. */
+export interface DesignAttempt {
+  readonly completion: string;
+  readonly verdicts: readonly Verdict[];
+}
+
+/**
+ * Token ids of one Designer sample: prompt (chat template included) and completion with its sampling
+ * logprobs. With repair turns, `prompt`/`completion`/`logprobs` are the first attempt and `repairs` the later
+ * ones, each with the whole conversation before it as its `prompt`.
+ */
 export interface DesignTokens {
   readonly prompt: readonly number[];
   readonly completion: readonly number[];
   /** Natural-log sampling probability of each completion token. */
+  readonly logprobs: readonly number[];
+  /** Later attempts of a multi-turn design, in order (absent: one attempt). */
+  readonly repairs?: readonly DesignTurnTokens[];
+}
+
+/** The tokens of one repair attempt: the conversation so far (template included), then the sampled completion. */
+export interface DesignTurnTokens {
+  readonly prompt: readonly number[];
+  readonly completion: readonly number[];
   readonly logprobs: readonly number[];
 }
 

@@ -1,8 +1,9 @@
+import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { resolveModelFile } from "node-llama-cpp";
 import { ConfigError, ModelUnavailableError, type LanguageModel } from "../../spec/index.js";
-import { cacheDirectory, EMBEDDED_MODEL, embeddedModelPath } from "./embedded-model.js";
+import { cacheDirectory, embeddedModelOf, embeddedModelPath, isEmbeddedSpec, setupCommandFor } from "./embedded-model.js";
 import { LlamaCppModel } from "./llamacpp-model.js";
 import { OpenAICompatibleModel } from "./openai-model.js";
 
@@ -22,19 +23,23 @@ export interface OpenModelOptions {
 export type ModelSpecKind = "embedded" | "gguf" | "hf" | "openai";
 
 /**
- * Classifies a model spec: `embedded` (the default Gemma 3 270M), a path ending
+ * Classifies a model spec: `embedded` (the default Gemma 3 270M) or
+ * `embedded:<name>` (a model of the embedded catalogue), a path ending
  * in `.gguf`, an `hf:` URI (downloaded by node-llama-cpp when online), or an
  * `http(s)://` base URL of an OpenAI-compatible server (model name after `#`).
  *
  * @throws ConfigError for anything else
  */
 export function classifyModelSpec(spec: string): ModelSpecKind {
-  if (spec === "embedded") return "embedded";
+  if (isEmbeddedSpec(spec)) {
+    embeddedModelOf(spec);
+    return "embedded";
+  }
   if (spec.startsWith("hf:")) return "hf";
   if (/^https?:\/\//.test(spec)) return "openai";
   if (spec.endsWith(".gguf")) return "gguf";
   throw new ConfigError(
-    `model "${spec}" is not a model spec; use "embedded", a path to a .gguf file, an hf: URI, or an http(s):// URL of an OpenAI-compatible server (model name after #)`,
+    `model "${spec}" is not a model spec; use "embedded" (or embedded:<name>), a path to a .gguf file, an hf: URI, or an http(s):// URL of an OpenAI-compatible server (model name after #)`,
   );
 }
 
@@ -48,8 +53,12 @@ export async function openModel(spec: string, options: OpenModelOptions = {}): P
   const kind = classifyModelSpec(spec);
   const local = { contextSize: options.contextSize ?? 4096, threads: options.threads || availableParallelism() };
   switch (kind) {
-    case "embedded":
-      return LlamaCppModel.load({ ...local, modelPath: embeddedModelPath(), id: `embedded:${EMBEDDED_MODEL.name}` });
+    case "embedded": {
+      const entry = embeddedModelOf(spec);
+      const modelPath = embeddedModelPath(process.env, entry);
+      if (!existsSync(modelPath)) throw new ModelUnavailableError(`the embedded model ${entry.name} is not installed (${modelPath} is missing): run ${setupCommandFor(entry)}`);
+      return LlamaCppModel.load({ ...local, modelPath, id: `embedded:${entry.name}` });
+    }
     case "gguf":
       return LlamaCppModel.load({ ...local, modelPath: spec, id: spec });
     case "hf": {

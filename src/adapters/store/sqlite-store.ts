@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS designs (
   reward REAL NOT NULL,
   policy_version INTEGER,
   tokens TEXT,
+  repairs TEXT,
   PRIMARY KEY (round, idx)
 );
 CREATE TABLE IF NOT EXISTS episodes (
@@ -117,6 +118,7 @@ interface DesignRow {
   reward: number;
   policy_version: number | null;
   tokens: string | null;
+  repairs?: string | null;
 }
 interface EpisodeRow {
   round: number;
@@ -156,6 +158,7 @@ export class SqliteStore implements Store {
     const columns = new Set((this.db.prepare("PRAGMA table_info(designs)").all() as { name: string }[]).map((column) => column.name));
     if (!columns.has("policy_version")) this.db.exec("ALTER TABLE designs ADD COLUMN policy_version INTEGER");
     if (!columns.has("tokens")) this.db.exec("ALTER TABLE designs ADD COLUMN tokens TEXT");
+    if (!columns.has("repairs")) this.db.exec("ALTER TABLE designs ADD COLUMN repairs TEXT");
   }
 
   setMeta(key: string, value: unknown): void {
@@ -233,8 +236,8 @@ export class SqliteStore implements Store {
     this.db.transaction(() => {
       const inserted = this.db
         .prepare(
-          `INSERT OR IGNORE INTO designs (round, idx, prompt_hash, corpus_document_ids, completion, verdicts, environment_id, reward, policy_version, tokens)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT OR IGNORE INTO designs (round, idx, prompt_hash, corpus_document_ids, completion, verdicts, environment_id, reward, policy_version, tokens, repairs)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           design.round,
@@ -247,6 +250,7 @@ export class SqliteStore implements Store {
           design.reward,
           design.policyVersion ?? null,
           design.tokens === undefined ? null : JSON.stringify(design.tokens),
+          design.repairs === undefined || design.repairs.length === 0 ? null : JSON.stringify(design.repairs),
         );
       if (inserted.changes === 0 || admitted === undefined) return;
       this.addEnvironment(admitted.environment);
@@ -267,6 +271,7 @@ export class SqliteStore implements Store {
       reward: row.reward,
       ...(row.policy_version === null ? {} : { policyVersion: row.policy_version }),
       ...(row.tokens === null ? {} : { tokens: JSON.parse(row.tokens) }),
+      ...(row.repairs === null || row.repairs === undefined ? {} : { repairs: JSON.parse(row.repairs) }),
     }));
   }
 

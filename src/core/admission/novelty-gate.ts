@@ -2,16 +2,27 @@ import { packageId, pass, reject, type EnvPackage, type Verdict } from "../../sp
 import { behaviourFingerprint, fingerprintSimilarity, type BehaviourFingerprint } from "./behaviour-fingerprint.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
 import { minHashSignature, minHashSimilarity, noveltyTokens } from "./minhash.js";
+import { authoredSource, isScaffoldOracle } from "../scaffold/index.js";
 
 const signatures = new WeakMap<EnvPackage, Uint32Array>();
 
 function signatureOf(pkg: EnvPackage): Uint32Array {
   let signature = signatures.get(pkg);
   if (signature === undefined) {
-    signature = minHashSignature(noveltyTokens(pkg.manifest.description, pkg.envSource, pkg.oracleSource));
+    // only what the author wrote: the scaffold's generated class and oracle are the same in every scaffolded package
+    const oracle = isScaffoldOracle(pkg.oracleSource) ? "" : pkg.oracleSource;
+    signature = minHashSignature(noveltyTokens(pkg.manifest.description, authoredSource(pkg.envSource), oracle));
     signatures.set(pkg, signature);
   }
   return signature;
+}
+
+/**
+ * Text similarity of two packages as the novelty gate measures it: MinHash
+ * Jaccard (0–1) of 5-token shingles of description and authored code.
+ */
+export function textSimilarity(a: EnvPackage, b: EnvPackage): number {
+  return minHashSimilarity(signatureOf(a), signatureOf(b));
 }
 
 function fingerprintOf(context: AdmissionContext, pkg: EnvPackage, id: string): Promise<BehaviourFingerprint> {
@@ -37,7 +48,7 @@ function nearest(entries: readonly Neighbour[]): Neighbour | null {
 /**
  * Gate 9, novelty against the pool (seeds and memory; EvoEnv's novelty gate,
  * threshold 0.80). Text: MinHash Jaccard of 5-token shingles of the normalised
- * description and code ({@link minHashSignature}). Behaviour: Jaccard of
+ * description and authored code (a scaffold's generated part left out) ({@link minHashSignature}). Behaviour: Jaccard of
  * probe-trace fingerprints ({@link behaviourFingerprint}), which catches
  * renamed, reformatted and rewritten copies whose text differs. Reason codes:
  * `text_near_duplicate`, `behaviour_copy`; the nearest neighbour and the

@@ -35,10 +35,15 @@ function startsWith(tokens: readonly number[], prefix: readonly number[]): boole
  */
 export function episodeTrajectories(episode: Episode): TokenTrajectory[] {
   if (episode.turns.length === 0 || !episode.turns.every(hasTokens)) return [];
+  return mergeTurns(episode.turns as readonly TokenTurn[]);
+}
+
+/** Merges turns into as few sequences as the prefix property allows (see {@link episodeTrajectories}). */
+function mergeTurns(turns: readonly Pick<TokenTurn, "promptTokens" | "actionTokens" | "actionLogprobs">[]): TokenTrajectory[] {
   const trajectories: TokenTrajectory[] = [];
   let segments: TokenSegment[] = [];
   let sequence: number[] = [];
-  for (const turn of episode.turns as readonly TokenTurn[]) {
+  for (const turn of turns) {
     if (segments.length > 0 && startsWith(turn.promptTokens, sequence)) {
       const extra = turn.promptTokens.slice(sequence.length);
       if (extra.length > 0) segments.push({ source: "environment", tokens: extra });
@@ -55,12 +60,17 @@ export function episodeTrajectories(episode: Episode): TokenTrajectory[] {
 }
 
 /**
- * The token trajectory of one Designer sample: the prompt, then the completion as
- * `policy` tokens with their sampling logprobs.
+ * The token trajectories of one Designer sample: the prompt, then the completion as
+ * `policy` tokens with their sampling logprobs. A multi-turn design (repair turns)
+ * is merged like a Solver episode ({@link episodeTrajectories}): each repair's
+ * feedback becomes an `environment` segment between the completions, so the whole
+ * conversation is one trajectory when its prompts extend each other.
  *
- * @returns [] when the sample has no tokens, no completion token, or logprobs of another length
+ * @returns [] when the sample has no tokens, or any attempt has no completion token or logprobs of another length
  */
 export function designTrajectories(tokens: DesignTokens | undefined): TokenTrajectory[] {
-  if (tokens === undefined || tokens.completion.length === 0 || tokens.logprobs.length !== tokens.completion.length) return [];
-  return [{ segments: [{ source: "prompt", tokens: tokens.prompt }, { source: "policy", tokens: tokens.completion, logprobs: tokens.logprobs }] }];
+  if (tokens === undefined) return [];
+  const turns = [tokens, ...(tokens.repairs ?? [])].map((turn) => ({ promptTokens: turn.prompt, actionTokens: turn.completion, actionLogprobs: turn.logprobs }));
+  if (turns.some((turn) => turn.actionTokens.length === 0 || turn.actionLogprobs.length !== turn.actionTokens.length)) return [];
+  return mergeTurns(turns);
 }

@@ -2,9 +2,13 @@ import {
   EnvforgeError,
   packageId,
   reject,
+  type ChatMessage,
   type CorpusDocument,
+  type DesignAttempt,
   type DesignRecord,
   type DesignTokens,
+  type DesignTurnTokens,
+  type EnvPackage,
   type EnvironmentRecord,
   type EpisodeRecord,
   type LanguageModel,
@@ -21,7 +25,8 @@ import {
 } from "../rewards/index.js";
 import { seededRandom } from "../rollout/index.js";
 import { playWithAndWithoutHint, scoreHintPlays } from "./calibrate.js";
-import { buildDesignerPrompt, type DesignerPrompt } from "./designer-prompt.js";
+import { buildDesignerPrompt, promptExamplePackages, type DesignerPrompt } from "./designer-prompt.js";
+import { repairMessage } from "./repair-message.js";
 import { parseDesign } from "./parse-design.js";
 import { solverPolicy } from "./solver-policy.js";
 import { deriveSeed, rankExamples, sampleWithoutReplacement } from "./sampling.js";
@@ -58,7 +63,10 @@ export interface DesignStepResult {
  * ({@link designerPromptOf}: k corpus documents and m memory examples, shared by
  * the `designer.samplesPerPrompt` designs of one prompt group), prompt the model, parse the completion, reject exact copies
  * of memory, run the admission gates, and for an admitted environment play it
- * with and without the hint to score regret. The Designer reward comes from
+ * with and without the hint to score regret. A rejected attempt goes back to the
+ * Designer as a repair turn ({@link repairMessage}) up to `designer.repairTurns`
+ * times; the whole conversation is the Designer's trajectory and the final
+ * verdict decides. The Designer reward comes from
  * `scoreDesign` in the configured mode (`reward.mode`); a failed design earns
  * its failure class's penalty, a model error earns nothing (reward 0, ignored
  * by advantages). Untrusted output never throws here: every failure is a
@@ -68,34 +76,63 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
   const { config, round, index } = input;
   const prompt = designerPromptOf(input);
   const base = { round, index, promptHash: prompt.hash, corpusDocumentIds: prompt.corpusDocumentIds, policyVersion: input.policyVersion };
-  // the sampled tokens, when the model gives them: the Designer's training datum
-  let sampled: { tokens?: DesignTokens } = {};
   const settings = designerRewardSettingsFromConfig(config.reward);
+  const conversation: ChatMessage[] = [...prompt.messages];
+  const repairs: DesignAttempt[] = [];
+  // the sampled tokens of every attempt, while the model gives them: the Designer's training datum
+  const turnTokens: DesignTurnTokens[] = [];
+  let tokensComplete = true;
+  const tokens = (): { tokens?: DesignTokens } => {
+    const [first, ...rest] = turnTokens;
+    if (!tokensComplete || first === undefined) return {};
+    return { tokens: rest.length === 0 ? first : { ...first, repairs: rest } };
+  };
   const rejected = (completion: string, verdicts: readonly Verdict[]): DesignStepResult => {
     const failure = classifyDesignFailure(verdicts);
     const scored = failure === null ? null : scoreDesign({ kind: "failed", failure }, settings, input.learningPotential);
     return {
-      design: { ...base, ...sampled, completion, verdicts, environmentId: null, reward: scored?.reward ?? 0 },
+      design: { ...base, ...tokens(), completion, verdicts, environmentId: null, reward: scored?.reward ?? 0, ...(repairs.length > 0 ? { repairs } : {}) },
       learningPotential: scored?.state ?? input.learningPotential,
     };
   };
 
-  let completion: string;
-  try {
-    const generation = await input.model.generate(prompt.messages, {
-      maxTokens: config.designer.maxTokens,
-      temperature: config.designer.temperature,
-      seed: deriveSeed(config.seed, round, "design-sampling", index),
-    });
-    completion = generation.text;
-    if (generation.promptTokens !== undefined && generation.tokens !== undefined && generation.logprobs !== undefined) {
-      sampled = { tokens: { prompt: generation.promptTokens, completion: generation.tokens, logprobs: generation.logprobs } };
+  for (let turn = 0; ; turn += 1) {
+    let completion: string;
+    try {
+      const generation = await input.model.generate(conversation, {
+        maxTokens: config.designer.maxTokens,
+        temperature: config.designer.temperature,
+        seed: deriveSeed(config.seed, round, "design-sampling", index) + turn,
+      });
+      completion = generation.text;
+      if (generation.promptTokens !== undefined && generation.tokens !== undefined && generation.logprobs !== undefined) {
+        turnTokens.push({ prompt: generation.promptTokens, completion: generation.tokens, logprobs: generation.logprobs });
+      } else {
+        tokensComplete = false;
+      }
+    } catch (error) {
+      const code = error instanceof EnvforgeError ? error.code : "model_error";
+      // a model error ends the design; earlier attempts stay in `repairs`
+      tokensComplete = false;
+      return rejected("", [reject("model", "model_error", `${code}: ${(error as Error).message}`)]);
     }
-  } catch (error) {
-    const code = error instanceof EnvforgeError ? error.code : "model_error";
-    return rejected("", [reject("model", "model_error", `${code}: ${(error as Error).message}`)]);
+    const outcome = await evaluateCompletion(input, prompt, completion);
+    if (outcome.admitted !== undefined) return admittedResult(input, { ...base, ...tokens(), ...(repairs.length > 0 ? { repairs } : {}) }, completion, outcome.verdicts, outcome.admitted, settings);
+    if (turn >= config.designer.repairTurns) return rejected(completion, outcome.verdicts);
+    repairs.push({ completion, verdicts: outcome.verdicts });
+    conversation.push({ role: "assistant", content: completion }, { role: "user", content: repairMessage(outcome.verdicts, prompt.format) });
   }
+}
 
+/** What admitting one completion gave: the verdicts in order and, when every gate passed, the package. */
+interface CompletionOutcome {
+  readonly verdicts: readonly Verdict[];
+  readonly admitted?: EnvPackage;
+}
+
+/** Parses one completion, rejects exact copies of memory, and runs the admission gates (novelty pool: memory and the prompt's built-in example). */
+async function evaluateCompletion(input: DesignStepInput, prompt: DesignerPrompt, completion: string): Promise<CompletionOutcome> {
+  const { config, round, index } = input;
   const parsed = parseDesign(completion, {
     origin: "designer",
     parentId: null,
@@ -105,20 +142,18 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
     corpusDocumentIds: [...prompt.corpusDocumentIds],
     createdAt: input.now().toISOString(),
   });
-  if (!parsed.ok) return rejected(completion, [parsed.verdict]);
+  if (!parsed.ok) return { verdicts: [parsed.verdict] };
   const pkg = parsed.package;
   const id = packageId(pkg);
   const copy = input.memory.find((record) => record.id === id);
   if (copy !== undefined) {
-    const verdict = reject("duplicate", "duplicate", `the design is an exact copy of ${copy.package.manifest.name} (${id}) in memory`);
-    return rejected(completion, [{ status: "pass", gate: "parse" }, verdict]);
+    return { verdicts: [{ status: "pass", gate: "parse" }, reject("duplicate", "duplicate", `the design is an exact copy of ${copy.package.manifest.name} (${id}) in memory`)] };
   }
-
   const admission = await admit(pkg, input.gates, {
     ...input.admission,
     sandbox: input.sandbox,
     settings: config.admission,
-    pool: input.memory.map((record) => record.package),
+    pool: [...input.memory.map((record) => record.package), ...promptExamplePackages(prompt)],
     model: input.model,
     solver: {
       maxTurns: config.solver.maxTurns,
@@ -132,8 +167,20 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
     },
   });
   const verdicts: Verdict[] = [{ status: "pass", gate: "parse" }, ...admission.verdicts];
-  if (!admission.admitted) return rejected(completion, verdicts);
+  return admission.admitted ? { verdicts, admitted: pkg } : { verdicts };
+}
 
+/** Plays an admitted environment with and without its hint and scores the design (SPADE's hint regret). */
+async function admittedResult(
+  input: DesignStepInput,
+  base: Omit<DesignRecord, "completion" | "verdicts" | "environmentId" | "reward">,
+  completion: string,
+  verdicts: readonly Verdict[],
+  pkg: EnvPackage,
+  settings: ReturnType<typeof designerRewardSettingsFromConfig>,
+): Promise<DesignStepResult> {
+  const { config, round, index } = input;
+  const id = packageId(pkg);
   const plays = await playWithAndWithoutHint(
     pkg,
     input.model,
@@ -157,7 +204,7 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
     episode: value,
   });
   return {
-    design: { ...base, ...sampled, completion, verdicts, environmentId: id, reward: scores.designerReward },
+    design: { ...base, completion, verdicts, environmentId: id, reward: scores.designerReward },
     learningPotential: scored.state,
     admitted: {
       environment: { id, package: pkg, round, scores },
@@ -183,5 +230,5 @@ export function designerPromptOf(input: Pick<DesignStepInput, "config" | "round"
   const documents = sampleWithoutReplacement(input.corpus, config.designer.corpusDocuments, random);
   const before = input.memory.filter((record) => record.round === null || record.round < round);
   const examples = rankExamples(before, config.designer.memoryExamples, random).map((record) => record.package);
-  return buildDesignerPrompt(documents, examples);
+  return buildDesignerPrompt(documents, examples, config.designer.format);
 }

@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
 import type { ChatMessage, CorpusDocument, EnvPackage } from "../../spec/index.js";
+import { authoredSource, isScaffoldOracle } from "../scaffold/index.js";
+import { parseDesign } from "./parse-design.js";
+
+/**
+ * The reply format the Designer is asked for: `scaffold` (one Python block with
+ * `generate`, `render`, `solve` and the manifest as constants; `core/scaffold`)
+ * or `class` (manifest JSON, a free-form `env.py` class and `oracle.py`).
+ */
+export type DesignFormat = "scaffold" | "class";
 
 /** A Designer prompt with what it was built from. */
 export interface DesignerPrompt {
@@ -9,9 +18,13 @@ export interface DesignerPrompt {
   readonly corpusDocumentIds: readonly string[];
   /** Names of the memory environments shown as examples. */
   readonly exampleNames: readonly string[];
+  /** The reply format asked for. */
+  readonly format: DesignFormat;
+  /** Whether the prompt shows {@link SCAFFOLD_EXAMPLE} (then it joins the novelty pool: {@link promptExamplePackages}). */
+  readonly showsBuiltInExample: boolean;
 }
 
-const SYSTEM = `You are the Designer. You write new training environments for a language-model agent.
+const CLASS_SYSTEM = `You are the Designer. You write new training environments for a language-model agent.
 An environment is a Python 3 program (standard library only) with one class that has
 reset(self, seed) -> str (the first observation: the task statement with the exact answer format) and
 step(self, action) -> (observation: str, reward: float, terminated: bool, truncated: bool, info: dict).
@@ -34,15 +47,113 @@ def act(env, observation):
     ...
 \`\`\``;
 
+const SCAFFOLD_SYSTEM = "You are the Designer. You write new training tasks for a language-model agent as short Python 3 programs (standard library only).";
+
+const SCAFFOLD_FORMAT = `Write ONE new task as ONE \`\`\`python block that defines, at module level:
+- NAME, TITLE, DESCRIPTION, HINT: strings (HINT is advice that helps solve the task without stating the answer)
+- SKILLS: a list of strings
+- generate(rng): returns a new random instance; rng is a random.Random, the only source of randomness
+- render(instance): returns the task text shown to the agent; it holds everything needed to work out the answer, says the answer format, and never contains the answer
+- solve(instance): returns the correct answer (a number, a word, or a list of numbers)
+The agent's reply wins when it equals solve(instance).`;
+
+/**
+ * The worked example of the scaffolded format when memory holds no scaffolded
+ * environment: a short task written for this prompt by envforge's authors (not
+ * model output). It joins the novelty pool of every design whose prompt shows
+ * it, so a copy of it is rejected as a near-duplicate.
+ */
+export const SCAFFOLD_EXAMPLE = `NAME = "digit-sum"
+TITLE = "Sum of digits"
+DESCRIPTION = "The agent sees a number and answers with the sum of its digits."
+HINT = "Add the digits one at a time from left to right."
+SKILLS = ["arithmetic"]
+
+def generate(rng):
+    return {"number": rng.randint(10**5, 10**9)}
+
+def render(instance):
+    return f"What is the sum of the digits of {instance['number']}? Reply with one integer."
+
+def solve(instance):
+    return sum(int(digit) for digit in str(instance["number"]))
+`;
+
 /**
  * Builds the Designer prompt (SPADE corpus grounding): k corpus documents as
- * inspiration, m environments from memory as worked examples of the package
- * format, and the reply format the parser expects.
+ * inspiration, m environments from memory, and the reply format the parser
+ * expects. In the `scaffold` format (the default) the memory environments are
+ * listed by title as tasks to differ from, and one short worked example is shown:
+ * the first scaffolded memory environment's authored code, else
+ * {@link SCAFFOLD_EXAMPLE} (whole 200-line seed classes are what small models copy
+ * or stop after). In the `class` format each memory environment is shown whole as
+ * a worked example of the three-block format.
  *
  * @param documents corpus documents to ground the design (k of them)
  * @param examples environments from memory, best first (m of them)
+ * @param format the reply format to ask for @default "scaffold"
  */
-export function buildDesignerPrompt(documents: readonly CorpusDocument[], examples: readonly EnvPackage[]): DesignerPrompt {
+export function buildDesignerPrompt(documents: readonly CorpusDocument[], examples: readonly EnvPackage[], format: DesignFormat = "scaffold"): DesignerPrompt {
+  const messages = format === "scaffold" ? scaffoldMessages(documents, examples) : classMessages(documents, examples);
+  return {
+    messages,
+    hash: createHash("sha256").update(JSON.stringify(messages)).digest("hex"),
+    corpusDocumentIds: documents.map((document) => document.id),
+    exampleNames: examples.map((example) => example.manifest.name),
+    format,
+    showsBuiltInExample: format === "scaffold" && !examples.some(isScaffolded),
+  };
+}
+
+let builtInExample: EnvPackage | undefined;
+
+/**
+ * The packages a prompt shows that are not in memory: {@link SCAFFOLD_EXAMPLE}
+ * when the prompt shows it, else none. The design step adds them to the novelty
+ * pool, so a copy of the prompt's own example is rejected as a near-duplicate.
+ */
+export function promptExamplePackages(prompt: Pick<DesignerPrompt, "showsBuiltInExample">): EnvPackage[] {
+  if (!prompt.showsBuiltInExample) return [];
+  if (builtInExample === undefined) {
+    const parsed = parseDesign(`\`\`\`python\n${SCAFFOLD_EXAMPLE}\`\`\``, {
+      origin: "seed",
+      parentId: null,
+      generation: 0,
+      designerModel: null,
+      promptHash: null,
+      corpusDocumentIds: [],
+      createdAt: "2026-12-01T00:00:00.000Z",
+    });
+    if (!parsed.ok) throw new Error(`the built-in scaffold example does not parse: ${parsed.verdict.status === "reject" ? parsed.verdict.message : ""}`);
+    builtInExample = parsed.package;
+  }
+  return [builtInExample];
+}
+
+/** Whether a package is in the scaffolded format (its oracle is the scaffold's). */
+function isScaffolded(pkg: EnvPackage): boolean {
+  return isScaffoldOracle(pkg.oracleSource);
+}
+
+function referenceMaterial(documents: readonly CorpusDocument[]): string[] {
+  if (documents.length === 0) return [];
+  return ["Reference material to base the new task on:", ...documents.map((document) => `- ${document.title ? `${document.title}: ` : ""}${document.text}`), ""];
+}
+
+function scaffoldMessages(documents: readonly CorpusDocument[], examples: readonly EnvPackage[]): ChatMessage[] {
+  const worked = examples.find(isScaffolded);
+  const parts = [SCAFFOLD_FORMAT, "", "Example of the format (a different task):", "```python", (worked === undefined ? SCAFFOLD_EXAMPLE : authoredSource(worked.envSource)).trim(), "```", ""];
+  if (examples.length > 0) {
+    parts.push("Tasks that already exist (write something different):", ...examples.map((example) => `- ${example.manifest.title}`), "");
+  }
+  parts.push(...referenceMaterial(documents), "Write a NEW task built on the reference material, different from the example. Reply with the python block only.");
+  return [
+    { role: "system", content: SCAFFOLD_SYSTEM },
+    { role: "user", content: parts.join("\n") },
+  ];
+}
+
+function classMessages(documents: readonly CorpusDocument[], examples: readonly EnvPackage[]): ChatMessage[] {
   const parts: string[] = [];
   for (const example of examples) {
     const { name, title, description, maxTurns, hint, skills, scenario } = example.manifest;
@@ -60,23 +171,13 @@ export function buildDesignerPrompt(documents: readonly CorpusDocument[], exampl
       "",
     );
   }
-  if (documents.length > 0) {
-    parts.push("Reference material to base the new task on:");
-    for (const document of documents) parts.push(`- ${document.title ? `${document.title}: ` : ""}${document.text}`);
-    parts.push("");
-  }
   parts.push(
+    ...referenceMaterial(documents),
     "Write a NEW environment, different from the example, built on the reference material. Make it checkable: the env computes the correct answer itself and compares.",
     FORMAT,
   );
-  const messages: ChatMessage[] = [
-    { role: "system", content: SYSTEM },
+  return [
+    { role: "system", content: CLASS_SYSTEM },
     { role: "user", content: parts.join("\n") },
   ];
-  return {
-    messages,
-    hash: createHash("sha256").update(JSON.stringify(messages)).digest("hex"),
-    corpusDocumentIds: documents.map((document) => document.id),
-    exampleNames: examples.map((example) => example.manifest.name),
-  };
 }

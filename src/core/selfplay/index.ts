@@ -10,6 +10,8 @@ export * from "./lazy-model.js";
 export * from "./sampling.js";
 export * from "./calibrate.js";
 export * from "./design-step.js";
+export * from "./design-funnel.js";
+export * from "./repair-message.js";
 export * from "./round-report.js";
 export * from "./round.js";
 export * from "./run-selfplay.js";

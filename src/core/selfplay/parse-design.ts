@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { EnvManifestSchema, reject, type EnvPackage, type Provenance, type RejectVerdict } from "../../spec/index.js";
+import { expandScaffold, isScaffoldSource, missingScaffoldFunctions, readModuleConstants, SCAFFOLD_FUNCTIONS } from "../scaffold/index.js";
 
 /** Result of {@link parseDesign}: a package, or a reject verdict of the `parse` stage. */
 export type ParsedDesign = { readonly ok: true; readonly package: EnvPackage } | { readonly ok: false; readonly verdict: RejectVerdict };
@@ -26,35 +27,65 @@ const DesignedManifest = z
   .passthrough();
 
 /**
- * Parses a Designer completion into an environment package. Lenient about
- * layout: fenced blocks in any order; the JSON block is the first one that parses
- * as an object; `env.py` is the block defining a class with `reset` and `step`;
- * `oracle.py` the block defining `act` (it may be the same block). Never throws:
- * every failure is a `parse` reject verdict with reason `unparseable`,
- * `missing_environment`, `missing_oracle` or `invalid_manifest`.
+ * Parses a Designer completion into an environment package. Two formats:
+ * - free-form: fenced blocks in any order; the JSON block is the first one that
+ *   parses as an object; `env.py` is the block defining a class with `reset` and
+ *   `step`; `oracle.py` the block defining `act` (it may be the same block);
+ * - scaffolded (`core/scaffold`): one Python block defining `generate`, `render`
+ *   and `solve`, with the manifest fields as module constants (`NAME`, `TITLE`,
+ *   `DESCRIPTION`, `HINT`, `SKILLS`, `SCENARIO`, `MAX_TURNS`) or in a JSON block;
+ *   envforge's template supplies the class and the oracle.
+ * A completion without fences whose text is a scaffolded design is read as one
+ * block. Never throws: every failure is a `parse` reject verdict with reason
+ * `unparseable`, `missing_environment`, `missing_oracle` or `invalid_manifest`,
+ * whose message says what to fix (it is sent back on a repair turn).
  *
  * @param completion raw model output (untrusted)
  * @param provenance provenance to stamp on the package
  */
 export function parseDesign(completion: string, provenance: Provenance): ParsedDesign {
-  const blocks = extractCodeBlocks(completion);
+  let blocks = extractCodeBlocks(completion);
+  if (blocks.length === 0 && isScaffoldSource(completion)) blocks = [{ language: "python", body: `${completion.trim()}\n` }];
   if (blocks.length === 0) {
-    return failure("unparseable", "the completion holds no fenced code block", { excerpt: completion.slice(0, 300) });
+    return failure("unparseable", "the completion holds no fenced code block (```python ... ```)", { excerpt: completion.slice(0, 300) });
   }
   const environmentBlock = blocks.find((block) => /^\s*class\s+\w+/m.test(block.body) && /def\s+reset\s*\(/.test(block.body) && /def\s+step\s*\(/.test(block.body));
+  const json = blocks.map((block) => tryJsonObject(block.body)).find((value) => value !== undefined);
   if (environmentBlock === undefined) {
-    return failure("missing_environment", "no code block defines a class with reset() and step()");
+    const scaffold = blocks.find((block) => isScaffoldSource(block.body));
+    if (scaffold !== undefined) {
+      const fields = json ?? manifestFromConstants(scaffold.body);
+      return packageOf(fields, expandScaffold(stripFileComment(scaffold.body)), provenance);
+    }
+    const partial = blocks.find((block) => missingScaffoldFunctions(block.body).length < SCAFFOLD_FUNCTIONS.length);
+    if (partial !== undefined) {
+      return failure("missing_environment", `the python block does not define ${missingScaffoldFunctions(partial.body).map((name) => `${name}()`).join(" and ")} at module level`);
+    }
+    return failure("missing_environment", "no code block defines generate(), render() and solve() (or a class with reset() and step())");
   }
   const oracleBlock =
     blocks.find((block) => block !== environmentBlock && /^def\s+act\s*\(/m.test(block.body)) ??
     (/^def\s+act\s*\(/m.test(environmentBlock.body) ? environmentBlock : undefined);
   if (oracleBlock === undefined) return failure("missing_oracle", "no code block defines act(env, observation)");
-
-  const json = blocks.map((block) => tryJsonObject(block.body)).find((value) => value !== undefined);
   if (json === undefined) return failure("invalid_manifest", "no JSON block with the environment's fields");
+  return packageOf(json, { envSource: stripFileComment(environmentBlock.body), oracleSource: stripFileComment(oracleBlock.body) }, provenance);
+}
+
+/** The manifest fields of a scaffolded design's module constants (absent ones left out, so the schema names them). */
+function manifestFromConstants(source: string): Record<string, unknown> {
+  const constants = readModuleConstants(source);
+  const fields: Record<string, unknown> = {};
+  const keys = { name: "NAME", title: "TITLE", description: "DESCRIPTION", hint: "HINT", skills: "SKILLS", scenario: "SCENARIO", maxTurns: "MAX_TURNS" } as const;
+  for (const [field, constant] of Object.entries(keys)) if (constants[constant] !== undefined) fields[field] = constants[constant];
+  if (fields.title === undefined && typeof fields.name === "string") fields.title = fields.name;
+  if (fields.description === undefined && typeof fields.title === "string") fields.description = fields.title;
+  return fields;
+}
+
+function packageOf(json: Record<string, unknown>, sources: { readonly envSource: string; readonly oracleSource: string }, provenance: Provenance): ParsedDesign {
   const designed = DesignedManifest.safeParse(json);
   if (!designed.success) {
-    return failure("invalid_manifest", `manifest fields invalid: ${designed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+    return failure("invalid_manifest", `manifest fields invalid: ${designed.error.issues.map((issue) => `${issue.path.join(".") || "fields"}: ${issue.message}`).join("; ")}`);
   }
   const fields = designed.data;
   const manifest = EnvManifestSchema.safeParse({
@@ -75,10 +106,7 @@ export function parseDesign(completion: string, provenance: Provenance): ParsedD
   if (!manifest.success) {
     return failure("invalid_manifest", `manifest invalid: ${manifest.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
   }
-  return {
-    ok: true,
-    package: { manifest: manifest.data, envSource: stripFileComment(environmentBlock.body), oracleSource: stripFileComment(oracleBlock.body) },
-  };
+  return { ok: true, package: { manifest: manifest.data, ...sources } };
 }
 
 /**
