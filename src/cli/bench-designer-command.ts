@@ -59,7 +59,6 @@ export function benchDesignerConfig(flags: BenchDesignerFlags): Config {
     admission: { skip: ["self-review", "calibration"] },
     designer: {
       designs: flags.designs ?? 8,
-      maxTokens: 1024,
       ...(flags.repairTurns === undefined ? {} : { repairTurns: flags.repairTurns }),
       ...(flags.format === undefined ? {} : { format: flags.format }),
     },

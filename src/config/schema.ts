@@ -88,10 +88,11 @@ export const ConfigSchema = z
         /** Environments from memory shown per prompt, highest designer reward first (m). @default 1 */
         memoryExamples: z.number().int().min(0).max(8).default(1),
         /**
-         * New tokens per design. The quick-start value keeps CPU sampling through the reference trainer
-         * short; models that can write a whole environment and oracle need 1536 or more. @default 256
+         * New tokens per design attempt. A scaffolded design (`designer.format: "scaffold"`) takes 250–400 tokens
+         * from Qwen2.5-Coder-1.5B; the bound also caps what a looping small model costs (about 80 s at 8 tokens/s).
+         * The free-form `class` format needs 1536 or more. @default 640
          */
-        maxTokens: z.number().int().min(64).max(32_768).default(256),
+        maxTokens: z.number().int().min(64).max(32_768).default(640),
         /** Designer sampling temperature. @default 0.8 */
         temperature: z.number().min(0).max(2).default(0.8),
         /**

@@ -63,4 +63,23 @@ describe("designTrajectories", () => {
     expect(designTrajectories(undefined)).toEqual([]);
     expect(designTrajectories({ prompt: [1], completion: [3, 4], logprobs: [-0.5] })).toEqual([]);
   });
+
+  it("merges repair turns into one conversation: feedback tokens are environment tokens between the completions", () => {
+    const tokens = { prompt: [1, 2], completion: [3, 4], logprobs: [-0.1, -0.2], repairs: [{ prompt: [1, 2, 3, 4, 5, 6], completion: [7], logprobs: [-0.3] }] };
+    expect(designTrajectories(tokens)).toEqual([
+      {
+        segments: [
+          { source: "prompt", tokens: [1, 2] },
+          { source: "policy", tokens: [3, 4], logprobs: [-0.1, -0.2] },
+          { source: "environment", tokens: [5, 6] },
+          { source: "policy", tokens: [7], logprobs: [-0.3] },
+        ],
+      },
+    ]);
+  });
+
+  it("gives no trajectory when a repair attempt lacks tokens or its logprobs differ in length", () => {
+    expect(designTrajectories({ prompt: [1], completion: [2], logprobs: [-1], repairs: [{ prompt: [1, 2, 3], completion: [], logprobs: [] }] })).toEqual([]);
+    expect(designTrajectories({ prompt: [1], completion: [2], logprobs: [-1], repairs: [{ prompt: [1, 2, 3], completion: [4, 5], logprobs: [-1] }] })).toEqual([]);
+  });
 });

@@ -6,8 +6,9 @@ export type PythonLiteral = string | number | boolean | readonly PythonLiteral[]
  * literals: strings (single, double or triple quoted, with `\n`-style escapes,
  * adjacent strings in parentheses concatenated), integers, floats, booleans,
  * and lists or tuples of those. Only lines that start at column 0 with
- * `NAME =` (upper-case names) are read; anything else (expressions, calls,
- * f-strings) is skipped, never evaluated. Pure and linear in the source length;
+ * `NAME =` (upper-case names) are read, each from its first assignment, and only
+ * when the literal is the whole right-hand side; anything else (expressions, calls,
+ * f-strings, lists nested deeper than 8) is skipped, never evaluated. Pure and linear in the source length;
  * never throws (the source is untrusted model output).
  *
  * @param source Python source text
@@ -15,17 +16,25 @@ export type PythonLiteral = string | number | boolean | readonly PythonLiteral[]
  */
 export function readModuleConstants(source: string): Record<string, PythonLiteral> {
   const constants: Record<string, PythonLiteral> = {};
-  const assignment = /^([A-Z][A-Z0-9_]*)[ \t]*(?::[^=\n]*)?=[ \t]*/gm;
+  const seen = new Set<string>();
+  const assignment = /^([A-Z][A-Z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*/gm;
   for (const match of source.matchAll(assignment)) {
     const name = match[1] as string;
-    if (name in constants) continue;
-    const parsed = new LiteralReader(source, (match.index ?? 0) + match[0].length).value();
-    if (parsed !== undefined) constants[name] = parsed;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const reader = new LiteralReader(source, (match.index ?? 0) + match[0].length);
+    const parsed = reader.value();
+    if (parsed !== undefined && reader.atLineEnd()) constants[name] = parsed;
   }
   return constants;
 }
 
+/** Deepest nesting of lists and tuples read; deeper values are skipped (bounded recursion on hostile input). */
+const MAX_DEPTH = 8;
+
 class LiteralReader {
+  private depth = 0;
+
   constructor(
     private readonly text: string,
     private position: number,
@@ -34,7 +43,15 @@ class LiteralReader {
   value(): PythonLiteral | undefined {
     this.skipSpace(false);
     const start = this.text[this.position];
-    if (start === "[" || start === "(") return this.sequence(start === "[" ? "]" : ")");
+    if (start === "[" || start === "(") {
+      if (this.depth >= MAX_DEPTH) return undefined;
+      this.depth += 1;
+      try {
+        return this.sequence(start === "[" ? "]" : ")");
+      } finally {
+        this.depth -= 1;
+      }
+    }
     if (start === '"' || start === "'") return this.strings();
     const word = /^(?:True|False|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\w.])/.exec(this.text.slice(this.position, this.position + 40));
     if (word === null) return undefined;
@@ -77,7 +94,8 @@ class LiteralReader {
       const one = this.string();
       if (one === undefined) return undefined;
       result += one;
-      this.skipSpace(false);
+      // inside brackets, adjacent strings may continue on the next line
+      this.skipSpace(this.depth > 0);
     } while (this.text[this.position] === '"' || this.text[this.position] === "'");
     return result;
   }
@@ -105,6 +123,13 @@ class LiteralReader {
       this.position += 1;
     }
     return undefined;
+  }
+
+  /** Whether only spaces and a comment remain on the current line. */
+  atLineEnd(): boolean {
+    this.skipSpace(false);
+    const character = this.text[this.position];
+    return character === undefined || character === "\n" || character === "\r" || character === "#";
   }
 
   private skipSpace(newlines: boolean): void {

@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { samplePackage } from "../../adapters/store/store.contract.js";
 import { parseConfig } from "../../config/index.js";
 import type { CorpusDocument, EnvironmentRecord } from "../../spec/index.js";
-import { designerPromptOf } from "./design-step.js";
+import { BwrapSandbox } from "../../adapters/sandbox/index.js";
+import { testAdmissionResources } from "../../testing/admission-resources.js";
+import { ScriptedModel } from "../../testing/scripted-model.js";
+import { buildGates } from "../admission/index.js";
+import { EMPTY_LEARNING_POTENTIAL } from "../rewards/index.js";
+import { designerPromptOf, runDesignStep } from "./design-step.js";
 
 const corpus: CorpusDocument[] = Array.from({ length: 40 }, (_, index) => ({ id: `doc-${index}`, title: `Document ${index}`, text: `Text of document ${index}.` }));
 
@@ -46,5 +51,71 @@ describe("designerPromptOf (Designer prompt groups)", () => {
     expect(second.exampleNames).not.toContain("sample-9");
     // the next round does show it
     expect(designerPromptOf({ config, round: 4, index: 0, corpus, memory: grown }).exampleNames).toEqual(["sample-9"]);
+  });
+});
+
+// Repair turns: control flow with a SCRIPTED FAKE model (ScriptedModel; no model behaviour is tested here),
+// real gates in the real sandbox. The two completions are hand-written for this test, not model output.
+describe("runDesignStep repair turns (scripted fake model, real gates)", () => {
+  const broken = [
+    "```python",
+    'NAME = "add-two"',
+    'TITLE = "Add two numbers"',
+    'DESCRIPTION = "Add two numbers."',
+    'HINT = "Carry the tens."',
+    'SKILLS = ["arithmetic"]',
+    "def generate(rng):",
+    '    return {"a": rng.randint(100, 999), "b": rng.randint(100, 999)}',
+    "def render(instance):",
+    "    return f\"What is {instance['a']} plus {instance['c']}? Reply with one integer.\"",
+    "def solve(instance):",
+    '    return instance["a"] + instance["b"]',
+    "```",
+  ].join("\n");
+  const fixed = broken.replace("instance['c']", "instance['b']");
+
+  async function step(designs: (string | Error)[], repairTurns: number) {
+    const config = parseConfig({ plays: 1, designer: { repairTurns }, admission: { gates: ["static", "executable", "oracle"] } });
+    const sandbox = new BwrapSandbox();
+    const model = new ScriptedModel(designs, () => "0");
+    try {
+      const result = await runDesignStep({
+        round: 1, index: 0, config, model, sandbox, corpus: corpus.slice(0, 3), memory: [], gates: buildGates(config.admission),
+        admission: testAdmissionResources(), policyVersion: 0, learningPotential: EMPTY_LEARNING_POTENTIAL, now: () => new Date("2026-12-01T00:00:00Z"),
+      });
+      return { result, prompts: model.prompts.filter((messages) => messages[0]?.content.startsWith("You are the Designer")) };
+    } finally {
+      await sandbox.close();
+    }
+  }
+
+  it("sends the failing verdict back and admits the repaired design on the second turn", async () => {
+    const { result, prompts } = await step([broken, fixed], 2);
+    expect(result.design.environmentId).not.toBeNull();
+    expect(result.design.completion).toBe(fixed);
+    expect(result.design.repairs).toHaveLength(1);
+    expect(result.design.repairs?.[0]?.completion).toBe(broken);
+    expect(result.design.repairs?.[0]?.verdicts.at(-1)).toMatchObject({ status: "reject", gate: "executable" });
+    const second = prompts[1] ?? [];
+    expect(second.at(-2)).toEqual({ role: "assistant", content: broken });
+    expect(second.at(-1)?.content).toMatch(/^Your task was rejected by the executable check \(\w+\): .*KeyError/s);
+  });
+
+  it("stops after designer.repairTurns attempts with the last verdict", async () => {
+    const { result, prompts } = await step([broken], 1);
+    expect(prompts).toHaveLength(2);
+    expect(result.design.environmentId).toBeNull();
+    expect(result.design.repairs).toHaveLength(1);
+    expect(result.design.verdicts.at(-1)).toMatchObject({ status: "reject", gate: "executable" });
+    const single = await step([broken], 0);
+    expect(single.prompts).toHaveLength(1);
+    expect(single.result.design.repairs).toBeUndefined();
+  });
+
+  it("keeps earlier attempts when the model fails on a repair turn", async () => {
+    const { result } = await step([broken, new Error("server gone")], 2);
+    expect(result.design.completion).toBe("");
+    expect(result.design.verdicts).toEqual([expect.objectContaining({ status: "reject", reason: "model_error" })]);
+    expect(result.design.repairs?.map((attempt) => attempt.completion)).toEqual([broken]);
   });
 });

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { reject } from "../../spec/index.js";
+import { REPAIR_DETAIL_LINES, REPAIR_EVIDENCE_CHARS, repairMessage } from "./repair-message.js";
+
+describe("repairMessage", () => {
+  it("names the first failing gate, reason and message, with the traceback's last lines", () => {
+    const traceback = Array.from({ length: 20 }, (_, line) => `  line ${line}`).join("\n");
+    const message = repairMessage(
+      [{ status: "pass", gate: "parse" }, reject("executable", "reset_failed", "reset(0) failed: NameError: name 'random' is not defined", { seed: 0, detail: traceback }), reject("oracle", "later", "never shown")],
+      "scaffold",
+    );
+    expect(message).toContain("rejected by the executable check (reset_failed): reset(0) failed: NameError: name 'random' is not defined");
+    expect(message).toContain('{"seed":0}');
+    expect(message).toContain("line 19");
+    expect(message).not.toContain("line 11\n");
+    expect(message.split("\n").filter((line) => line.startsWith("  line"))).toHaveLength(REPAIR_DETAIL_LINES);
+    expect(message).not.toContain("never shown");
+    expect(message).toMatch(/whole corrected python block only/);
+  });
+
+  it("bounds the evidence and asks for the three blocks in the class format", () => {
+    const message = repairMessage([reject("novelty", "text_near_duplicate", "similar", { huge: "x".repeat(10_000) })], "class");
+    expect(message.length).toBeLessThan(REPAIR_EVIDENCE_CHARS + 400);
+    expect(message).toMatch(/all three corrected blocks/);
+  });
+});
