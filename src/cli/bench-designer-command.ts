@@ -22,6 +22,8 @@ export interface BenchDesignerFlags {
   readonly config?: string;
   /** Override `designer.repairTurns`. */
   readonly repairTurns?: number;
+  /** Override `designer.repetitionPenalty`. */
+  readonly repetitionPenalty?: number;
   /** Override `designer.format`. */
   readonly format?: "scaffold" | "class";
   /** A `.jsonl` file to append every design record to (completions, verdicts, repair attempts), one line each. */
@@ -33,6 +35,7 @@ export interface DesignerBenchResult extends DesignFunnel {
   readonly model: string;
   readonly format: string;
   readonly repairTurns: number;
+  readonly repetitionPenalty: number;
   readonly gates: readonly string[];
   /** Designs with an attempt whose package is a near-copy (text similarity ≥ `admission.textSimilarity`) of an example the prompt showed. */
   readonly nearCopies: number;
@@ -61,6 +64,7 @@ export function benchDesignerConfig(flags: BenchDesignerFlags): Config {
       designs: flags.designs ?? 8,
       ...(flags.repairTurns === undefined ? {} : { repairTurns: flags.repairTurns }),
       ...(flags.format === undefined ? {} : { format: flags.format }),
+      ...(flags.repetitionPenalty === undefined ? {} : { repetitionPenalty: flags.repetitionPenalty }),
     },
     ...(flags.model === undefined ? {} : { model: { spec: flags.model } }),
   };
@@ -141,6 +145,7 @@ export async function benchDesignerCommand(flags: BenchDesignerFlags, write: (te
     model: model.id,
     format: config.designer.format,
     repairTurns: config.designer.repairTurns,
+    repetitionPenalty: config.designer.repetitionPenalty,
     gates: gates.map((gate) => gate.name),
     ...designFunnel(designs),
     nearCopies,
@@ -155,7 +160,7 @@ export async function benchDesignerCommand(flags: BenchDesignerFlags, write: (te
     return 0;
   }
   const percent = (part: number, whole: number) => (whole === 0 ? "-" : `${Math.round((100 * part) / whole)} %`);
-  write(`designer bench: ${result.model}, format ${result.format}, repair turns ${result.repairTurns}; gates ${result.gates.join(", ")}\n`);
+  write(`designer bench: ${result.model}, format ${result.format}, repair turns ${result.repairTurns}, repetition penalty ${result.repetitionPenalty}; gates ${result.gates.join(", ")}\n`);
   write(`machine: ${availableParallelism()} cores, load average ${loadavg().map((value) => value.toFixed(2)).join(" ")}\n`);
   write(`designs ${result.designs}: parsed ${result.parsed} (${percent(result.parsed, result.designs)}; first attempt ${result.parsedFirstAttempt}), admitted ${result.admitted} (${percent(result.admitted, result.designs)}; first attempt ${result.admittedFirstAttempt}), mean attempts ${result.meanAttempts.toFixed(2)}\n`);
   write(`per stage (final verdicts): ${Object.entries(result.perGate).map(([gate, count]) => `${gate} ${count.passed}/${count.ran}`).join(", ")}\n`);

@@ -108,6 +108,7 @@ bench
   .option("--designs <n>", "designs to sample (config: designer.designs)", integer("--designs", 1), 8)
   .option("--repair-turns <n>", "repair turns per design (config: designer.repairTurns)", integer("--repair-turns", 0))
   .option("--format <f>", "scaffold | class (config: designer.format)", choice("--format", ["scaffold", "class"]))
+  .option("--repetition-penalty <x>", "repetition penalty strength 0-1 (config: designer.repetitionPenalty)", fraction("--repetition-penalty"))
   .option("--config <file>", "config file over the bench defaults")
   .option("--out <file>", "append every design (completions, verdicts, repair attempts) to this .jsonl file")
   .option("--json", "print JSON")
@@ -124,6 +125,14 @@ bench
   .action(async (flags) => {
     process.exitCode = await benchTrainingCommand(flags);
   });
+
+function fraction(name: string) {
+  return (value: string): number => {
+    const parsed = /^\d*\.?\d+$/.test(value) ? Number(value) : Number.NaN;
+    if (!(parsed >= 0 && parsed <= 1)) throw new InvalidArgumentError(`${name} must be a number from 0 to 1`);
+    return parsed;
+  };
+}
 
 function choice(name: string, allowed: readonly string[]) {
   return (value: string): string => {

@@ -102,6 +102,12 @@ export const ConfigSchema = z
          */
         format: z.enum(["scaffold", "class"]).default("scaffold"),
         /**
+         * Strength (0–1) of the repetition penalty on Designer samples (the DRY sampler on the embedded llama.cpp
+         * engine; ignored by other providers): small coder models otherwise loop on repeated lines until the token
+         * bound. 0 turns it off. @default 0
+         */
+        repetitionPenalty: z.number().min(0).max(1).default(0),
+        /**
          * Repair turns per design: the first failing verdict (reason, message, evidence) goes back to the Designer
          * as the next user message, up to this many times; the whole conversation is the Designer's trajectory and
          * the final verdict gives its reward. 0 = one attempt. @default 2

@@ -96,3 +96,21 @@ export class TrainerRequestError extends EnvforgeError {
     this.category = options.category ?? null;
   }
 }
+
+/** Why a LoRA adapter file was refused; retry logic and operators read this, never the message. */
+export type LoraAdapterProblem = "missing" | "truncated" | "not_lora" | "base_mismatch";
+
+/**
+ * A LoRA adapter file cannot be loaded into a sampling engine: it is `missing`,
+ * `truncated` (shorter than its tensors need), `not_lora` (not a GGUF LoRA adapter), or
+ * made for another base model (`base_mismatch`: another architecture or tensor shapes
+ * llama.cpp would refuse). The message names the file and the cause.
+ */
+export class LoraAdapterError extends EnvforgeError {
+  readonly problem: LoraAdapterProblem;
+
+  constructor(problem: LoraAdapterProblem, message: string, options: { cause?: unknown } = {}) {
+    super("lora_adapter_invalid", message, options);
+    this.problem = problem;
+  }
+}

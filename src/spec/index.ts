@@ -13,3 +13,4 @@ export * from "./corpus.js";
 export * from "./report.js";
 export * from "./lineage.js";
 export * from "./store.js";
+export * from "./weight-sync.js";

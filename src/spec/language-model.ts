@@ -12,6 +12,12 @@ export interface GenerateOptions {
   readonly temperature: number;
   /** Sampling seed, where the provider honours one. */
   readonly seed?: number;
+  /**
+   * Strength (0–1) of a penalty on repeating recent token sequences, against the loops small models fall
+   * into when writing code. The embedded llama.cpp provider applies it as the DRY sampler over the
+   * completion's last 512 tokens, sequences of up to 4 tokens free; other providers ignore it. @default 0 (off)
+   */
+  readonly repetitionPenalty?: number;
   /** Aborts the request; the promise rejects with a {@link ModelRequestError}. */
   readonly signal?: AbortSignal;
 }

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from .engine import DatumInput, Engine, UserError
 from .futures import FutureStore, failure_body
+from .gguf_lora import GgufLoraExportError, export_engine_adapter
 
 
 class LoraConfigBody(BaseModel):
@@ -151,6 +152,14 @@ class DetokenizeBody(BaseModel):
     tokens: list[int]
 
 
+class ExportGgufLoraBody(BaseModel):
+    """Exactly one of ``model_id`` (the live adapter) and ``sampler_path`` (a published one)."""
+
+    model_id: str | None = None
+    sampler_path: str | None = None
+    path: str
+
+
 def create_app(engine: Engine, api_key: str | None = None, poll_wait_s: float = 20.0) -> FastAPI:
     """The Tinker-compatible app; ``api_key`` (when set) is required as ``X-API-Key`` or a bearer token."""
     store = FutureStore()
@@ -182,6 +191,10 @@ def create_app(engine: Engine, api_key: str | None = None, poll_wait_s: float = 
     @app.exception_handler(UserError)
     async def user_error(_request: Request, error: UserError) -> JSONResponse:
         return JSONResponse({"detail": str(error), "error": str(error), "category": "user"}, status_code=400)
+
+    @app.exception_handler(GgufLoraExportError)
+    async def export_error(_request: Request, error: GgufLoraExportError) -> JSONResponse:
+        return JSONResponse({"detail": str(error), "error": str(error), "category": "user", "code": error.code}, status_code=400)
 
     @app.exception_handler(_NotFound)
     async def not_found(_request: Request, error: _NotFound) -> JSONResponse:
@@ -284,6 +297,19 @@ def create_app(engine: Engine, api_key: str | None = None, poll_wait_s: float = 
     @app.post("/envforge/v1/detokenize")
     async def detokenize(body: DetokenizeBody) -> dict[str, str]:
         return {"text": _tokenizer(engine).decode(body.tokens, skip_special_tokens=True)}
+
+    @app.post("/envforge/v1/export_gguf_lora")
+    async def export_gguf_lora(body: ExportGgufLoraBody) -> dict[str, Any]:
+        """Writes the adapter as a llama.cpp GGUF LoRA file at ``path`` (absolute, ``.gguf``), atomically.
+
+        Runs on the engine's worker thread, after any queued training operation, and answers
+        when the file is in place: ``{path, architecture, rank, alpha, tensors, bytes}``.
+        """
+        if body.model_id is not None:
+            require_model(body.model_id)
+        pending = store.get(store.submit(lambda: export_engine_adapter(engine, body.path, body.model_id, body.sampler_path)))
+        result = await asyncio.wrap_future(pending)
+        return result.to_json()
 
     return app
 

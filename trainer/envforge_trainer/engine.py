@@ -199,6 +199,20 @@ class Engine:
         _atomic_save({"adapter": _adapter_state(self.peft, model_id), "rank": state.rank}, path)
         return {"path": f"tinker://{model_id}/sampler_weights/{name}", "type": "save_weights_for_sampler"}
 
+    def adapter_weights(self, model_id: str | None = None, sampler_path: str | None = None) -> tuple[dict[str, torch.Tensor], int]:
+        """The LoRA state dict and rank of a model's live adapter (``model_id``) or of a
+        published sampler checkpoint (``sampler_path``, ``tinker://M/sampler_weights/N``); give exactly one.
+
+        Raises UserError for an unknown model id or a missing or malformed checkpoint path.
+        """
+        if (model_id is None) == (sampler_path is None):
+            raise UserError("give exactly one of model_id and sampler_path")
+        if model_id is not None:
+            rank = self._state(model_id).rank
+            return _adapter_state(self.peft, model_id), rank
+        payload = self._read_checkpoint(sampler_path, "sampler_weights")
+        return payload["adapter"], int(payload["rank"])
+
     def _checkpoint_path(self, model_id: str, kind: str, name: str) -> Path:
         for part in (model_id, name):
             if not NAME_PATTERN.match(part):

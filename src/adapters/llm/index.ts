@@ -4,5 +4,6 @@
  */
 export * from "./embedded-model.js";
 export * from "./llamacpp-model.js";
+export * from "./gguf-lora-check.js";
 export * from "./openai-model.js";
 export * from "./open-model.js";

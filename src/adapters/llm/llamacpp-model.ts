@@ -8,8 +8,14 @@ import {
   type LlamaContext,
   type LlamaContextSequence,
   type LlamaModel,
+  readGgufFileInfo,
+  type GgufFileInfo,
+  type Token,
+  type ControlledEvaluateInputItem,
 } from "node-llama-cpp";
+import { checkLoraAdapter } from "./gguf-lora-check.js";
 import {
+  LoraAdapterError,
   ModelRequestError,
   ModelUnavailableError,
   type ChatMessage,
@@ -17,6 +23,14 @@ import {
   type Generation,
   type LanguageModel,
 } from "../../spec/index.js";
+
+/** A LoRA adapter to apply on top of the base GGUF. */
+export interface LoraAdapterOptions {
+  /** Path of a GGUF LoRA adapter made for the same base model (e.g. by the reference trainer's export). */
+  readonly filePath: string;
+  /** Multiplier of the adapter's `alpha / rank` scaling (1 = as trained). @default 1 */
+  readonly scale?: number;
+}
 
 /** Options of {@link LlamaCppModel.load}. */
 export interface LlamaCppModelOptions {
@@ -30,30 +44,49 @@ export interface LlamaCppModelOptions {
   readonly repeatPenalty?: number;
   /** Spec shown in provenance. @default modelPath */
   readonly id?: string;
+  /** A LoRA adapter to open the context with; none when undefined. */
+  readonly lora?: LoraAdapterOptions;
 }
+
+/** Positions scored per llama.cpp call by {@link LlamaCppModel.tokenLogprobs} (each returns a full-vocabulary distribution). */
+const LOGPROB_CHUNK = 8;
 
 /**
  * Embedded provider: runs a GGUF model on the CPU in-process through
  * node-llama-cpp (llama.cpp). Calls are serialised on one context sequence, so
  * a shared prompt prefix (a growing episode chat) reuses the KV cache. Returns the
- * completion's token ids (by tokenising the text); per-token logprobs are not
- * available from this provider.
+ * completion's token ids (by tokenising the text); per-token logprobs of a generation
+ * are not available from this provider, but {@link LlamaCppModel.tokenLogprobs} scores
+ * a given token sequence.
+ *
+ * A LoRA adapter (GGUF, for the same base model) can be applied at load time
+ * (`lora`) and swapped later with {@link LlamaCppModel.setAdapter}: that is how the
+ * trainer's published weights reach this engine.
  */
 export class LlamaCppModel implements LanguageModel {
   private queue: Promise<unknown> = Promise.resolve();
+  private model: LlamaModel;
+  private context: LlamaContext;
+  private sequence: LlamaContextSequence;
+  private currentAdapter: LoraAdapterOptions | null;
 
   private constructor(
     readonly id: string,
     private readonly llama: Llama,
-    private readonly model: LlamaModel,
-    private readonly context: LlamaContext,
-    private readonly sequence: LlamaContextSequence,
+    private readonly settings: LlamaCppModelOptions,
+    opened: Opened,
     private readonly repeatPenalty: number,
-  ) {}
+  ) {
+    this.model = opened.model;
+    this.context = opened.context;
+    this.sequence = opened.context.getSequence();
+    this.currentAdapter = opened.adapter;
+  }
 
   /**
-   * Loads the model file.
+   * Loads the model file (and the adapter in `options.lora`, if any).
    * @throws ModelUnavailableError when the file is missing or llama.cpp cannot load it
+   * @throws LoraAdapterError when the adapter is missing, truncated, or made for another base model
    */
   static async load(options: LlamaCppModelOptions): Promise<LlamaCppModel> {
     if (!existsSync(options.modelPath)) {
@@ -61,19 +94,83 @@ export class LlamaCppModel implements LanguageModel {
         `model file ${options.modelPath} not found; run ./scripts/setup.sh to fetch the embedded model, or pass --model with a GGUF path, an hf: URI or an OpenAI-compatible URL`,
       );
     }
+    let llama: Llama;
     try {
-      const llama = await getLlama({ gpu: false, logLevel: LlamaLogLevel.error });
-      const model = await llama.loadModel({ modelPath: options.modelPath });
-      const context = await model.createContext({
-        contextSize: options.contextSize ?? 4096,
-        ...(options.threads ? { threads: options.threads } : {}),
-      });
-      return new LlamaCppModel(options.id ?? options.modelPath, llama, model, context, context.getSequence(), options.repeatPenalty ?? 1);
+      llama = await getLlama({ gpu: false, logLevel: LlamaLogLevel.error });
     } catch (error) {
-      throw new ModelUnavailableError(`llama.cpp could not load ${options.modelPath}: ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw new ModelUnavailableError(`llama.cpp could not start: ${(error as Error).message}`, { cause: error });
     }
+    const opened = await open(llama, options, options.lora ?? null);
+    return new LlamaCppModel(options.id ?? options.modelPath, llama, options, opened, options.repeatPenalty ?? 1);
+  }
+
+  /** The LoRA adapter applied now; null for the bare base model. */
+  get adapter(): LoraAdapterOptions | null {
+    return this.currentAdapter;
+  }
+
+  /**
+   * Replaces the applied LoRA adapter (null = the bare base model), after any queued
+   * generation. The base model and a context are opened afresh with the new adapter
+   * and only then is the old pair released: llama.cpp keeps every adapter a model ever
+   * loaded until the model is disposed (node-llama-cpp 3.21 caches them by path), so a
+   * fresh model per swap keeps memory flat and lets one path be rewritten between syncs.
+   * If opening fails, the old model and adapter stay in use. The KV cache starts empty.
+   *
+   * @throws LoraAdapterError when the adapter is missing, truncated, or made for another base model
+   * @throws ModelUnavailableError when llama.cpp cannot open the model or the adapter
+   */
+  setAdapter(adapter: LoraAdapterOptions | null): Promise<void> {
+    const run = this.queue.then(async () => {
+      const opened = await open(this.llama, this.settings, adapter, this.model.fileInfo);
+      const previous = { model: this.model, context: this.context };
+      this.model = opened.model;
+      this.context = opened.context;
+      this.sequence = opened.context.getSequence();
+      this.currentAdapter = opened.adapter;
+      await previous.context.dispose();
+      await previous.model.dispose();
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Natural-log probability of each token of `tokens` after the ones before it, under
+   * the model with its current adapter: entry `i` is `log p(tokens[i + 1] | tokens[0..i])`
+   * (so the result has `tokens.length - 1` entries). The distribution is llama.cpp's
+   * softmax of the raw logits (no temperature, no top-k). Each scored position returns a
+   * full-vocabulary distribution, so this is for checks and short sequences, not for
+   * every sample. Clears the sequence's KV cache.
+   *
+   * @throws ModelRequestError when llama.cpp fails
+   */
+  tokenLogprobs(tokens: readonly number[]): Promise<number[]> {
+    const run = this.queue.then(async () => {
+      try {
+        await this.sequence.clearHistory();
+        const values: number[] = [];
+        for (let start = 0; start < tokens.length - 1; start += LOGPROB_CHUNK) {
+          const end = Math.min(start + LOGPROB_CHUNK, tokens.length - 1);
+          const input: ControlledEvaluateInputItem[] = tokens.slice(start, end).map((token) => [token as Token, { generateNext: { probabilities: true } }]);
+          const output = await this.sequence.controlledEvaluate(input);
+          for (let index = start; index < end; index += 1) {
+            const probability = output[index - start]?.next.probabilities?.get(tokens[index + 1] as Token) ?? 0;
+            values.push(Math.log(probability));
+          }
+        }
+        return values;
+      } catch (error) {
+        throw new ModelRequestError(`llama.cpp could not score ${tokens.length} tokens: ${(error as Error).message}`, { cause: error });
+      }
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Token ids of `text` in this model's vocabulary; special-token text such as `<bos>` becomes its token, no BOS is added. */
+  tokenize(text: string): number[] {
+    return Array.from(this.model.tokenize(text, true));
   }
 
   generate(messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> {
@@ -113,9 +210,39 @@ export class LlamaCppModel implements LanguageModel {
   }
 
   async close(): Promise<void> {
+    await this.queue;
     await this.context.dispose();
     await this.model.dispose();
     await this.llama.dispose();
+  }
+}
+
+interface Opened {
+  readonly model: LlamaModel;
+  readonly context: LlamaContext;
+  readonly adapter: LoraAdapterOptions | null;
+}
+
+async function open(llama: Llama, options: LlamaCppModelOptions, adapter: LoraAdapterOptions | null, baseInfo?: GgufFileInfo): Promise<Opened> {
+  if (adapter !== null) await checkLoraAdapter(adapter.filePath, baseInfo ?? (await readGgufFileInfo(options.modelPath, { logWarnings: false })));
+  let model: LlamaModel;
+  try {
+    model = await llama.loadModel({ modelPath: options.modelPath });
+  } catch (error) {
+    throw new ModelUnavailableError(`llama.cpp could not load ${options.modelPath}: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    const context = await model.createContext({
+      contextSize: options.contextSize ?? 4096,
+      ...(options.threads ? { threads: options.threads } : {}),
+      ...(adapter === null ? {} : { lora: { adapters: [{ filePath: adapter.filePath, scale: adapter.scale ?? 1 }] } }),
+    });
+    return { model, context, adapter };
+  } catch (error) {
+    await model.dispose();
+    if (error instanceof LoraAdapterError) throw error;
+    const what = adapter === null ? options.modelPath : `${options.modelPath} with LoRA adapter ${adapter.filePath}`;
+    throw new ModelUnavailableError(`llama.cpp could not open a context on ${what}: ${(error as Error).message}`, { cause: error });
   }
 }
 

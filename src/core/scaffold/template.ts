@@ -13,6 +13,9 @@
  *   `feedback(instance, reply) -> str` for the observation after a wrong reply, and
  *   `MAX_TURNS` (default 1: one reply; more: wrong replies get feedback and another try).
  *
+ * `reset(seed)` seeds both `rng` and the `random` module, so a `generate` that
+ * calls `random.randint` instead of `rng.randint` is still deterministic.
+ *
  * Without `check`, a reply wins when, after an optional `Answer:` label, quotes,
  * brackets and a final full stop are removed, its tokens (split on spaces, commas
  * and semicolons) equal the answer's tokens one for one (numbers compared as
@@ -89,6 +92,8 @@ class ScaffoldEnv:
         self.done = True
 
     def reset(self, seed):
+        # the module-level random functions too, for generate() code that calls random.* instead of rng
+        _envforge_random.seed(seed)
         rng = _envforge_random.Random(seed)
         self.instance = generate(rng)
         self.answer = solve(self.instance)

@@ -98,13 +98,16 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
 
   for (let turn = 0; ; turn += 1) {
     let completion: string;
+    let truncated = false;
     try {
       const generation = await input.model.generate(conversation, {
         maxTokens: config.designer.maxTokens,
         temperature: config.designer.temperature,
+        ...(config.designer.repetitionPenalty > 0 ? { repetitionPenalty: config.designer.repetitionPenalty } : {}),
         seed: deriveSeed(config.seed, round, "design-sampling", index) + turn,
       });
       completion = generation.text;
+      truncated = generation.finishReason === "length";
       if (generation.promptTokens !== undefined && generation.tokens !== undefined && generation.logprobs !== undefined) {
         turnTokens.push({ prompt: generation.promptTokens, completion: generation.tokens, logprobs: generation.logprobs });
       } else {
@@ -120,7 +123,7 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
     if (outcome.admitted !== undefined) return admittedResult(input, { ...base, ...tokens(), ...(repairs.length > 0 ? { repairs } : {}) }, completion, outcome.verdicts, outcome.admitted, settings);
     if (turn >= config.designer.repairTurns) return rejected(completion, outcome.verdicts);
     repairs.push({ completion, verdicts: outcome.verdicts });
-    conversation.push({ role: "assistant", content: completion }, { role: "user", content: repairMessage(outcome.verdicts, prompt.format) });
+    conversation.push({ role: "assistant", content: completion }, { role: "user", content: repairMessage(outcome.verdicts, prompt.format, truncated) });
   }
 }
 

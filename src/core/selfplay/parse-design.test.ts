@@ -51,7 +51,7 @@ describe("parseDesign: bad input gives a parse verdict, never an exception", () 
   it("rejects an empty completion as unparseable", () => {
     expect(parseDesign("", provenance)).toEqual({
       ok: false,
-      verdict: { status: "reject", gate: "parse", reason: "unparseable", message: "the completion holds no fenced code block", evidence: { excerpt: "" } },
+      verdict: { status: "reject", gate: "parse", reason: "unparseable", message: "the completion holds no fenced code block (```python ... ```)", evidence: { excerpt: "" } },
     });
   });
 
@@ -142,7 +142,7 @@ describe("parseDesign: bad input gives a parse verdict, never an exception", () 
   it("rejects an environment block without step() as a missing environment", () => {
     const withoutStep = "class Lazy:\n    def reset(self, seed):\n        return 'start'\n";
     const verdict = rejected(parseDesign(completion({}, withoutStep), provenance));
-    expect(verdict).toEqual({ status: "reject", gate: "parse", reason: "missing_environment", message: "no code block defines a class with reset() and step()" });
+    expect(verdict).toEqual({ status: "reject", gate: "parse", reason: "missing_environment", message: "no code block defines a class with reset() and step(), or generate(), render() and solve()" });
   });
 
   it("rejects reset() and step() defined as functions outside a class as a missing environment", () => {
@@ -368,5 +368,63 @@ describe("toKebabCase", () => {
       const text = Array.from({ length: Math.floor(random() * 120) }, () => String.fromCharCode(Math.floor(random() * 0x3000))).join("");
       expect(toKebabCase(text)).toMatch(/^[a-z0-9][a-z0-9-]{0,63}$/);
     }
+  });
+});
+
+describe("parseDesign: the scaffolded format", () => {
+  // hand-written scaffolded sources for the parser's cases (not model output; recorded completions are tested below)
+  const scaffold = [
+    'NAME = "count-vowels"',
+    'TITLE = "Count the vowels"',
+    'DESCRIPTION = "The agent counts the vowels in a word."',
+    'HINT = "Go letter by letter and count a, e, i, o and u."',
+    'SKILLS = ["counting", "strings"]',
+    "",
+    "def generate(rng):",
+    '    return "".join(rng.choice("abcdefghij") for _ in range(12))',
+    "",
+    "def render(instance):",
+    '    return f"How many vowels are in {instance}? Reply with one integer."',
+    "",
+    "def solve(instance):",
+    '    return sum(letter in "aeiou" for letter in instance)',
+  ].join("\n");
+
+  it("reads the manifest from module constants and appends the template and oracle", () => {
+    const pkg = accepted(parseDesign(`Here it is:\n${fence("python", scaffold)}`, provenance));
+    expect(pkg.manifest).toMatchObject({ name: "count-vowels", title: "Count the vowels", hint: "Go letter by letter and count a, e, i, o and u.", skills: ["counting", "strings"], maxTurns: 1, interaction: "single-turn" });
+    expect(pkg.envSource.startsWith(scaffold)).toBe(true);
+    expect(pkg.envSource).toContain("class ScaffoldEnv:");
+    expect(pkg.oracleSource).toContain("def act(env, observation):");
+  });
+
+  it("takes a scaffold written without fences, and MAX_TURNS makes it multi-turn", () => {
+    const pkg = accepted(parseDesign(`MAX_TURNS = 4\n${scaffold}`, provenance));
+    expect(pkg.manifest).toMatchObject({ maxTurns: 4, interaction: "multi-turn" });
+  });
+
+  it("prefers a JSON manifest block when the completion has one", () => {
+    const pkg = accepted(parseDesign(`${fence("json", JSON.stringify({ title: "From JSON", description: "d", hint: "h" }))}\n${fence("python", scaffold)}`, provenance));
+    expect(pkg.manifest.title).toBe("From JSON");
+  });
+
+  it("names the missing functions, and a missing HINT, in the verdict (sent back on a repair turn)", () => {
+    expect(rejected(parseDesign(fence("python", scaffold.replace(/def solve[\s\S]*$/, "")), provenance))).toMatchObject({
+      reason: "missing_environment",
+      message: "the python block does not define solve() at module level",
+    });
+    expect(rejected(parseDesign(fence("python", scaffold.replace(/^HINT = .*$/m, "")), provenance))).toMatchObject({ reason: "invalid_manifest", message: expect.stringContaining("hint") });
+  });
+
+  it("gives typed verdicts for nothing, 10 MB, and an answer in another language", () => {
+    expect(rejected(parseDesign("", provenance)).reason).toBe("unparseable");
+    const huge = fence("python", `${scaffold}\n${"# padding line\n".repeat(700_000)}`);
+    expect(huge.length).toBeGreaterThan(10_000_000);
+    const started = performance.now();
+    const parsed = parseDesign(huge, provenance);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    // the parser accepts it; the static gate's size limit rejects it
+    expect(parsed.ok).toBe(true);
+    expect(rejected(parseDesign("这是一个关于二分查找的任务。我无法写代码。", provenance)).reason).toBe("unparseable");
   });
 });

@@ -61,7 +61,7 @@ export function parseDesign(completion: string, provenance: Provenance): ParsedD
     if (partial !== undefined) {
       return failure("missing_environment", `the python block does not define ${missingScaffoldFunctions(partial.body).map((name) => `${name}()`).join(" and ")} at module level`);
     }
-    return failure("missing_environment", "no code block defines generate(), render() and solve() (or a class with reset() and step())");
+    return failure("missing_environment", "no code block defines a class with reset() and step(), or generate(), render() and solve()");
   }
   const oracleBlock =
     blocks.find((block) => block !== environmentBlock && /^def\s+act\s*\(/m.test(block.body)) ??

@@ -23,4 +23,9 @@ describe("repairMessage", () => {
     expect(message.length).toBeLessThan(REPAIR_EVIDENCE_CHARS + 400);
     expect(message).toMatch(/all three corrected blocks/);
   });
+
+  it("says first that a truncated attempt was cut off at the token limit", () => {
+    const message = repairMessage([reject("static", "syntax_error", "line 58: unterminated string literal")], "scaffold", true);
+    expect(message.split("\n")[0]).toBe("Your reply was cut off at the token limit: write a shorter program, with no repeated lines.");
+  });
 });

@@ -14,10 +14,14 @@ export const REPAIR_DETAIL_LINES = 8;
  * at most {@link REPAIR_EVIDENCE_CHARS} characters), and the instruction to
  * reply with the whole corrected design in the format asked for.
  *
+ * When the attempt was cut off at the token bound, the message says so first
+ * (small models loop on repeated lines until the bound).
+ *
  * @param verdicts the attempt's verdicts in order; the first reject is reported
  * @param format the prompt's reply format
+ * @param truncated whether the attempt stopped at `designer.maxTokens` @default false
  */
-export function repairMessage(verdicts: readonly Verdict[], format: DesignFormat): string {
+export function repairMessage(verdicts: readonly Verdict[], format: DesignFormat, truncated = false): string {
   const failed = verdicts.find((verdict) => verdict.status === "reject");
   const reply =
     format === "scaffold"
@@ -25,6 +29,7 @@ export function repairMessage(verdicts: readonly Verdict[], format: DesignFormat
       : "Fix it and reply with all three corrected blocks (json, env.py, oracle.py) only.";
   if (failed === undefined || failed.status !== "reject") return `Your task was not admitted. ${reply}`;
   const lines = [`Your task was rejected by the ${failed.gate} check (${failed.reason}): ${failed.message}`];
+  if (truncated) lines.unshift("Your reply was cut off at the token limit: write a shorter program, with no repeated lines.");
   const evidence = evidenceExcerpt(failed.evidence);
   if (evidence.length > 0) lines.push(evidence);
   lines.push(reply);
