@@ -40,9 +40,10 @@ from .engine import LORA_ALPHA, UserError
 
 PEFT_PREFIX = "base_model.model."
 
-#: Hugging Face ``config.model_type`` -> GGUF architecture, for the architectures whose
-#: export has been checked against llama.cpp (gemma3, qwen2) or whose one transform is the
-#: q/k row permutation above (llama).
+#: Hugging Face ``config.model_type`` -> GGUF architecture. gemma3 is checked numerically
+#: against llama.cpp (src/adapters/weight-sync/llamacpp-lora-sync.test.ts); qwen2 uses the same
+#: name map and NEOX rotary mode but no qwen2 adapter has been loaded into llama.cpp yet; llama adds
+#: the q/k row permutation above, checked against the converter's layout in the pytest only.
 ARCHITECTURES: dict[str, gguf.MODEL_ARCH] = {
     "gemma3": gguf.MODEL_ARCH.GEMMA3,
     "gemma3_text": gguf.MODEL_ARCH.GEMMA3,

@@ -49,6 +49,9 @@ export async function checkLoraAdapter(filePath: string, base: GgufFileInfo): Pr
   } catch (error) {
     throw new LoraAdapterError("truncated", `LoRA adapter ${filePath} is truncated or corrupt: its GGUF header cannot be read (${(error as Error).message})`, { cause: error });
   }
+  if (info.infoEndOffset === undefined || info.infoEndOffset > size) {
+    throw new LoraAdapterError("truncated", `LoRA adapter ${filePath} is truncated: its GGUF header needs ${info.infoEndOffset ?? "more than"} bytes, the file has ${size}`);
+  }
   const metadata = info.metadata as unknown as { general?: { type?: unknown; architecture?: unknown }; adapter?: { type?: unknown; lora?: { alpha?: unknown } } };
   if (metadata.general?.type !== "adapter" || metadata.adapter?.type !== "lora") {
     throw new LoraAdapterError(

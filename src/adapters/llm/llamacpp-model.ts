@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import {
   getLlama,
   LlamaLogLevel,
@@ -15,7 +16,6 @@ import {
 } from "node-llama-cpp";
 import { checkLoraAdapter } from "./gguf-lora-check.js";
 import {
-  LoraAdapterError,
   ModelRequestError,
   ModelUnavailableError,
   type ChatMessage,
@@ -46,6 +46,12 @@ export interface LlamaCppModelOptions {
   readonly id?: string;
   /** A LoRA adapter to open the context with; none when undefined. */
   readonly lora?: LoraAdapterOptions;
+  /**
+   * Bytes of adapter files one loaded model may accumulate before {@link LlamaCppModel.setAdapter}
+   * reopens the model to release them (llama.cpp keeps every adapter a model loaded until the
+   * model is disposed). @default 268435456 (256 MiB)
+   */
+  readonly adapterMemoryBytes?: number;
 }
 
 /** Positions scored per llama.cpp call by {@link LlamaCppModel.tokenLogprobs} (each returns a full-vocabulary distribution). */
@@ -69,6 +75,9 @@ export class LlamaCppModel implements LanguageModel {
   private context: LlamaContext;
   private sequence: LlamaContextSequence;
   private currentAdapter: LoraAdapterOptions | null;
+  /** Adapter files loaded into the current model: resolved path → size and mtime when loaded. */
+  private loadedAdapters = new Map<string, string>();
+  private loadedBytes = 0;
 
   private constructor(
     readonly id: string,
@@ -81,6 +90,7 @@ export class LlamaCppModel implements LanguageModel {
     this.context = opened.context;
     this.sequence = opened.context.getSequence();
     this.currentAdapter = opened.adapter;
+    if (opened.adapter !== null) this.noteLoaded(opened.adapter.filePath);
   }
 
   /**
@@ -111,28 +121,61 @@ export class LlamaCppModel implements LanguageModel {
 
   /**
    * Replaces the applied LoRA adapter (null = the bare base model), after any queued
-   * generation. The base model and a context are opened afresh with the new adapter
-   * and only then is the old pair released: llama.cpp keeps every adapter a model ever
-   * loaded until the model is disposed (node-llama-cpp 3.21 caches them by path), so a
-   * fresh model per swap keeps memory flat and lets one path be rewritten between syncs.
-   * If opening fails, the old model and adapter stay in use. The KV cache starts empty.
+   * generation: a new context is opened with the new adapter, and only then is the old
+   * context released, so if opening fails the old adapter stays in use. The KV cache
+   * starts empty.
+   *
+   * llama.cpp keeps every adapter a model loaded until the model is disposed, and
+   * node-llama-cpp 3.21 caches them by path. So the model itself is reopened (seconds,
+   * against milliseconds for a context) when a path it loaded before has changed on disk
+   * since (it would otherwise apply the stale copy), or when the adapters it holds would
+   * pass `adapterMemoryBytes`. Give each version its own file to keep swaps cheap.
    *
    * @throws LoraAdapterError when the adapter is missing, truncated, or made for another base model
    * @throws ModelUnavailableError when llama.cpp cannot open the model or the adapter
    */
   setAdapter(adapter: LoraAdapterOptions | null): Promise<void> {
     const run = this.queue.then(async () => {
-      const opened = await open(this.llama, this.settings, adapter, this.model.fileInfo);
-      const previous = { model: this.model, context: this.context };
-      this.model = opened.model;
-      this.context = opened.context;
-      this.sequence = opened.context.getSequence();
-      this.currentAdapter = opened.adapter;
-      await previous.context.dispose();
-      await previous.model.dispose();
+      if (adapter !== null) await checkLoraAdapter(adapter.filePath, this.model.fileInfo);
+      if (adapter !== null && this.needsFreshModel(adapter.filePath)) {
+        const opened = await open(this.llama, this.settings, adapter, this.model.fileInfo);
+        const previous = { model: this.model, context: this.context };
+        this.model = opened.model;
+        this.loadedAdapters = new Map();
+        this.loadedBytes = 0;
+        this.useContext(opened.context, adapter);
+        await previous.context.dispose();
+        await previous.model.dispose();
+        return;
+      }
+      const context = await openContext(this.model, this.settings, adapter);
+      const previous = this.context;
+      this.useContext(context, adapter);
+      await previous.dispose();
     });
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  private useContext(context: LlamaContext, adapter: LoraAdapterOptions | null): void {
+    this.context = context;
+    this.sequence = context.getSequence();
+    this.currentAdapter = adapter;
+    if (adapter !== null) this.noteLoaded(adapter.filePath);
+  }
+
+  private needsFreshModel(filePath: string): boolean {
+    const path = resolve(filePath);
+    const loaded = this.loadedAdapters.get(path);
+    if (loaded !== undefined) return loaded !== fileSignature(path);
+    return this.loadedBytes + statSync(path).size > (this.settings.adapterMemoryBytes ?? 268_435_456);
+  }
+
+  private noteLoaded(filePath: string): void {
+    const path = resolve(filePath);
+    if (this.loadedAdapters.has(path)) return;
+    this.loadedAdapters.set(path, fileSignature(path));
+    this.loadedBytes += statSync(path).size;
   }
 
   /**
@@ -141,7 +184,8 @@ export class LlamaCppModel implements LanguageModel {
    * (so the result has `tokens.length - 1` entries). The distribution is llama.cpp's
    * softmax of the raw logits (no temperature, no top-k). Each scored position returns a
    * full-vocabulary distribution, so this is for checks and short sequences, not for
-   * every sample. Clears the sequence's KV cache.
+   * every sample. Clears the sequence's KV cache. An entry is `-Infinity` where llama.cpp
+   * gives the token no probability.
    *
    * @throws ModelRequestError when llama.cpp fails
    */
@@ -232,18 +276,30 @@ async function open(llama: Llama, options: LlamaCppModelOptions, adapter: LoraAd
     throw new ModelUnavailableError(`llama.cpp could not load ${options.modelPath}: ${(error as Error).message}`, { cause: error });
   }
   try {
-    const context = await model.createContext({
+    return { model, context: await openContext(model, options, adapter), adapter };
+  } catch (error) {
+    await model.dispose();
+    throw error;
+  }
+}
+
+async function openContext(model: LlamaModel, options: LlamaCppModelOptions, adapter: LoraAdapterOptions | null): Promise<LlamaContext> {
+  try {
+    return await model.createContext({
       contextSize: options.contextSize ?? 4096,
       ...(options.threads ? { threads: options.threads } : {}),
       ...(adapter === null ? {} : { lora: { adapters: [{ filePath: adapter.filePath, scale: adapter.scale ?? 1 }] } }),
     });
-    return { model, context, adapter };
   } catch (error) {
-    await model.dispose();
-    if (error instanceof LoraAdapterError) throw error;
     const what = adapter === null ? options.modelPath : `${options.modelPath} with LoRA adapter ${adapter.filePath}`;
     throw new ModelUnavailableError(`llama.cpp could not open a context on ${what}: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** Size and modification time: what tells a rewritten adapter file from the one loaded. */
+function fileSignature(path: string): string {
+  const stat = statSync(path);
+  return `${stat.size}:${stat.mtimeMs}`;
 }
 
 function toHistory(messages: readonly ChatMessage[]): ChatHistoryItem[] {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LoraAdapterError, TrainerRequestError, type Datum } from "../../spec/index.js";
+import { ConfigError, LoraAdapterError, TrainerRequestError, type Datum } from "../../spec/index.js";
 import { embeddedModelPath } from "../llm/embedded-model.js";
 import { LlamaCppModel } from "../llm/index.js";
 import { REFERENCE_TRAINER_DIR, startReferenceTrainer, stopReferenceTrainer, TinkerHttp, TinkerTrainer } from "../trainer/index.js";
@@ -17,7 +17,7 @@ import { exportGgufLora } from "./trainer-lora-export.js";
 const MODEL = embeddedModelPath();
 const PYTHON = join(REFERENCE_TRAINER_DIR, ".venv/bin/python");
 const TEXT = "<bos>The capital of France is Paris. The capital of Italy is Rome, and the capital of Spain is Madrid.";
-const ADAM = { learningRate: 5e-3, beta1: 0.9, beta2: 0.95, epsilon: 1e-8 };
+const ADAM = { learningRate: 1e-3, beta1: 0.9, beta2: 0.95, epsilon: 1e-8 };
 const LOSS = { kind: "importance_sampling", clipLow: 0.2, clipHigh: 0.28 } as const;
 
 const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -53,6 +53,18 @@ for model, path in ((Qwen2ForCausalLM(Qwen2Config(vocab_size=64, hidden_size=32,
   if (result.status !== 0) throw new Error(`could not write foreign adapters: ${result.stderr}`);
   return paths;
 }
+
+describe("llama.cpp LoRA weight sync settings", () => {
+  const untouched = {} as TinkerHttp;
+  const engine = { setAdapter: async () => {} };
+
+  it("refuses a relative folder, a bad keep and a version name that is not a file name", async () => {
+    expect(() => new LlamaCppLoraSync({ http: untouched, modelId: "m", engine, directory: "adapters" })).toThrowError(ConfigError);
+    expect(() => new LlamaCppLoraSync({ http: untouched, modelId: "m", engine, directory: "/tmp", keep: 0 })).toThrowError(ConfigError);
+    const sync = new LlamaCppLoraSync({ http: untouched, modelId: "m", engine, directory: "/tmp" });
+    await expect(sync.sync({ name: "../step-1", policyVersion: 1 })).rejects.toThrowError(ConfigError);
+  });
+});
 
 describe.skipIf(!existsSync(MODEL) || !existsSync(PYTHON))("llama.cpp LoRA weight sync from the reference trainer (Gemma 3 270M)", () => {
   let runDir: string;
@@ -119,16 +131,17 @@ describe.skipIf(!existsSync(MODEL) || !existsSync(PYTHON))("llama.cpp LoRA weigh
 
     // the adapter really changes what the engine computes
     expect(report.meanAbsEngineShift).toBeGreaterThan(0.1);
-    // sync check: the engine moves as the trainer does, token by token, within 25% of the trainer's shift
-    expect(report.meanAbsShiftDifference).toBeLessThan(0.25 * report.meanAbsTrainerShift);
-    // and under the adapter the engine–trainer gap stays the base model's gap (Q4_K dot products in
-    // llama.cpp against dequantised float32 in torch), within 0.05 nats per token
-    expect(report.meanAbsEngineMinusTrainerAdapter).toBeLessThan(report.meanAbsEngineMinusTrainerBase + 0.05);
+    // sync check: the engine's logprobs move as the trainer's do, token by token, within 10% of the
+    // trainer's mean shift (what remains is the base model's own engine–trainer gap: llama.cpp's Q4_K
+    // dot products against torch's dequantised float32, which the adapter's shift rides on)
+    expect(report.meanAbsShiftDifference).toBeLessThan(0.1 * report.meanAbsTrainerShift);
 
-    // the check tells a wrongly scaled adapter apart: at twice the scale it fails
-    await engine.setAdapter({ filePath: result.location, scale: 2 });
-    const doubled = minus(await engine.tokenLogprobs(tokens), baseEngine);
-    expect(meanAbsDiff(doubled, trainerShift)).toBeGreaterThan(0.25 * report.meanAbsTrainerShift);
+    // the check tells a wrongly scaled adapter apart: at twice or half the scale it fails
+    for (const scale of [2, 0.5]) {
+      await engine.setAdapter({ filePath: result.location, scale });
+      const shifted = minus(await engine.tokenLogprobs(tokens), baseEngine);
+      expect(meanAbsDiff(shifted, trainerShift)).toBeGreaterThan(0.1 * report.meanAbsTrainerShift);
+    }
 
     // the null adapter is the bare base model again
     await engine.setAdapter(null);
@@ -136,10 +149,22 @@ describe.skipIf(!existsSync(MODEL) || !existsSync(PYTHON))("llama.cpp LoRA weigh
     const again = await engine.tokenLogprobs(tokens);
     expect(meanAbsDiff(again, baseEngine)).toBeLessThan(1e-4);
 
-    // a second sync with keep = 1 leaves one adapter file
-    await sync.sync({ name: "step-2", policyVersion: 2 });
+    // a second sync (another file: the loaded model is kept, only the context is reopened) with keep = 1 leaves one adapter file
+    const second = await sync.sync({ name: "step-2", policyVersion: 2 });
+    console.log(`second sync: export ${(second.exportMs / 1000).toFixed(3)} s, load ${(second.loadMs / 1000).toFixed(3)} s`);
     expect(existsSync(join(runDir, "step-1.gguf"))).toBe(false);
     expect(existsSync(join(runDir, "step-2.gguf"))).toBe(true);
+
+    // another step exported over the same file: the engine must not apply llama.cpp's cached copy of that path
+    await trainer.forwardBackward([{ ...datum, logprobs: trainedTrainer }], LOSS);
+    await trainer.optimStep(ADAM);
+    const retrainedTrainer = [...((await trainer.forward([datum], LOSS)).logprobs?.[0] ?? [])];
+    const rewritten = await sync.sync({ name: "step-2", policyVersion: 3 });
+    console.log(`same-path sync (model reopened): export ${(rewritten.exportMs / 1000).toFixed(3)} s, load ${(rewritten.loadMs / 1000).toFixed(3)} s`);
+    const retrainedEngine = await engine.tokenLogprobs(tokens);
+    const retrainedShift = minus(retrainedTrainer, baseTrainer);
+    expect(meanAbsDiff(retrainedTrainer, trainedTrainer)).toBeGreaterThan(0.1);
+    expect(meanAbsDiff(minus(retrainedEngine, baseEngine), retrainedShift)).toBeLessThan(0.1 * mean(retrainedShift.map(Math.abs)));
   }, 300_000);
 
   it("refuses missing, truncated, non-adapter and foreign adapters with the cause named, keeping the loaded one", async () => {

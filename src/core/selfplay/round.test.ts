@@ -21,7 +21,7 @@ const fixedNow = () => new Date("2026-11-29T12:00:00.000Z");
 
 // calibration is left out: the scripted Solver never wins without the hint (a separate test shows it rejecting)
 function config(designs: number, skip: string[] = ["calibration"]) {
-  return parseConfig({ plays: 2, solver: { environments: 1, maxTurns: 3 }, designer: { designs }, admission: { seeds: 4, probeSeeds: 2, skip } });
+  return parseConfig({ plays: 2, solver: { environments: 1, maxTurns: 3 }, designer: { designs, repairTurns: 0 }, admission: { seeds: 4, probeSeeds: 2, skip } });
 }
 
 /** Scripted reviewer and Solver: reviews accept, the Solver answers right only with the hint. */
