@@ -18,6 +18,11 @@ export function formatSummary(reports: readonly RoundReport[], details: { model:
         "; " +
         `designer mean reward ${report.designer.meanReward === null ? "n/a" : report.designer.meanReward.toFixed(2)}; ${report.seconds}s`,
     );
+    const names = report.designer.admittedNames ?? [];
+    if (names.length > 0) {
+      const turns = Object.entries(report.designer.admittedOnTurn ?? {}).map(([turn, count]) => `${count} on attempt ${Number(turn) + 1}`).join(", ");
+      lines.push(`  admitted: ${names.join(", ")}${turns ? ` (${turns})` : ""}`);
+    }
     for (const [error, count] of Object.entries(report.errors)) lines.push(`  error x${count}: ${error}`);
   }
   const admitted = reports.reduce((total, report) => total + report.admitted, 0);
@@ -27,7 +32,7 @@ export function formatSummary(reports: readonly RoundReport[], details: { model:
   if (proposed > 0 && !answered) {
     lines.push("The model answered no Designer prompt: see the errors above.");
   } else if (proposed > 0 && admitted === 0) {
-    lines.push("No design was admitted: small models rarely write a working environment and oracle; try a larger --model.");
+    lines.push("No design was admitted: small models rarely write a working environment; try --model embedded:qwen2.5-coder-1.5b (ENVFORGE_MODELS=qwen2.5-coder-1.5b ./scripts/setup.sh) or a larger model.");
   }
   const trainer = reports.at(-1)?.trainer;
   lines.push(

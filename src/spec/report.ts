@@ -20,7 +20,15 @@ export interface RoundReport {
      */
     readonly invalidActionRate?: number | null;
   };
-  readonly designer: { readonly meanReward: number | null };
+  readonly designer: {
+    readonly meanReward: number | null;
+    /** Attempts per design, repair turns included (absent in reports written before repair turns). */
+    readonly meanAttempts?: number | null;
+    /** Admitted designs by the attempt that admitted them (`"0"` = the first; absent in older reports). */
+    readonly admittedOnTurn?: Readonly<Record<string, number>>;
+    /** Names of the environments admitted this round (absent in older reports). */
+    readonly admittedNames?: readonly string[];
+  };
   /**
    * Trainer backend and policy version after the round, datums sent in its step, and
    * the logprob probe: mean learner logprob per token of a fixed prompt + completion

@@ -49,12 +49,18 @@ describe("buildRoundReport", () => {
       admitted: 0,
       rejected: {},
       solver: { episodes: 0, winRateNoHint: null, winRateHint: null, invalidActionRate: null },
-      designer: { meanReward: null },
+      designer: { meanReward: null, meanAttempts: null, admittedOnTurn: {}, admittedNames: [] },
       trainer: { name: "noop", policyVersion: 3, datums: 12 },
       diagnostics: { step: 2 },
       errors: {},
       seconds: 41.5,
     });
+  });
+
+  it("reports attempts per design, the turn that admitted each design and the admitted names", () => {
+    const repaired = { ...admitted(1, 0.5), repairs: [{ completion: "first try", verdicts: [reject("executable", "reset_failed", "boom")] }] };
+    const report = buildRoundReport(2, [admitted(0, 0.4), repaired], [], { ...extras, admittedNames: ["a", "b"] });
+    expect(report.designer).toMatchObject({ meanAttempts: 1.5, admittedOnTurn: { "0": 1, "1": 1 }, admittedNames: ["a", "b"] });
   });
 
   it("counts proposed and admitted designs", () => {

@@ -1,4 +1,5 @@
 import type { DesignRecord, EpisodeRecord, RoundReport } from "../../spec/index.js";
+import { designFunnel } from "./design-funnel.js";
 
 /** Inputs of {@link buildRoundReport} beyond the stored records. */
 export interface RoundReportExtras {
@@ -7,6 +8,8 @@ export interface RoundReportExtras {
   readonly diagnostics: RoundReport["diagnostics"];
   readonly seconds: number;
   readonly phaseSeconds?: RoundReport["phaseSeconds"];
+  /** Names of the environments the round admitted (from the store). @default [] */
+  readonly admittedNames?: readonly string[];
 }
 
 /**
@@ -36,6 +39,7 @@ export function buildRoundReport(
     const failure = record.episode.failure;
     if (failure !== undefined) count(errors, `episode ${failure.kind}: ${failure.message}`);
   }
+  const funnel = designFunnel(designs);
   const answered = designs.filter((design) => design.completion.length > 0);
   const winRate = (hint: boolean) => {
     const group = episodes.filter((record) => record.hint === hint);
@@ -49,7 +53,12 @@ export function buildRoundReport(
     admitted: designs.filter((design) => design.environmentId !== null).length,
     rejected,
     solver: { episodes: episodes.length, winRateNoHint: winRate(false), winRateHint: winRate(true), invalidActionRate },
-    designer: { meanReward: answered.length === 0 ? null : answered.reduce((total, design) => total + design.reward, 0) / answered.length },
+    designer: {
+      meanReward: answered.length === 0 ? null : answered.reduce((total, design) => total + design.reward, 0) / answered.length,
+      meanAttempts: funnel.designs === 0 ? null : funnel.meanAttempts,
+      admittedOnTurn: funnel.admittedOnTurn,
+      admittedNames: extras.admittedNames ?? [],
+    },
     trainer: extras.trainer,
     diagnostics: extras.diagnostics,
     errors,

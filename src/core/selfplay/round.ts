@@ -1,5 +1,5 @@
 import type { Config } from "../../config/index.js";
-import type { CorpusDocument, Datum, EpisodeRecord, LanguageModel, RoundReport, Sandbox, Store, Trainer } from "../../spec/index.js";
+import type { CorpusDocument, Datum, DesignRecord, EpisodeRecord, LanguageModel, RoundReport, Sandbox, Store, Trainer } from "../../spec/index.js";
 import { lossConfig } from "../advantages/index.js";
 import type { AdmissionGate, AdmissionResources } from "../admission/index.js";
 import { frontierPool } from "../evolution/frontier-scheduler.js";
@@ -20,6 +20,14 @@ export const LEARNING_POTENTIAL_META = "learningPotential";
 export const PENDING_DESIGNER_META = "pendingDesignerDatums";
 /** Store metadata key prefix of a round's training step: `{ before }`, the policy version before it. */
 export const TRAINING_STEP_META = "trainingStep/";
+
+/** Names of the environments `designs` admitted, in design order. */
+function admittedNamesOf(designs: readonly DesignRecord[], store: Store): string[] {
+  const ids = new Set(designs.flatMap((design) => (design.environmentId === null ? [] : [design.environmentId])));
+  if (ids.size === 0) return [];
+  const names = new Map(store.listEnvironments().filter((record) => ids.has(record.id)).map((record) => [record.id, record.package.manifest.name]));
+  return designs.flatMap((design) => (design.environmentId === null ? [] : [names.get(design.environmentId) ?? design.environmentId]));
+}
 
 /** Everything a round works with; time is injected for exact tests. */
 export interface RoundDependencies {
@@ -160,6 +168,7 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
     diagnostics: training.diagnostics,
     seconds: seconds(started),
     phaseSeconds: { solver: solverSeconds, designer: designerSeconds, training: seconds(trainingStarted) },
+    admittedNames: admittedNamesOf(designs, store),
   });
   store.finishRound(round, report);
   return report;
