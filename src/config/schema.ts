@@ -89,10 +89,10 @@ export const ConfigSchema = z
         memoryExamples: z.number().int().min(0).max(8).default(1),
         /**
          * New tokens per design attempt. A scaffolded design (`designer.format: "scaffold"`) takes 250–400 tokens
-         * from Qwen2.5-Coder-1.5B; the bound also caps what a looping small model costs (about 80 s at 8 tokens/s).
-         * The free-form `class` format needs 1536 or more. @default 640
+         * from Qwen2.5-Coder-1.5B; the bound also caps what a looping small model costs (about 60 s at 8 tokens/s).
+         * The free-form `class` format needs 1536 or more. @default 512
          */
-        maxTokens: z.number().int().min(64).max(32_768).default(640),
+        maxTokens: z.number().int().min(64).max(32_768).default(512),
         /** Designer sampling temperature. @default 0.8 */
         temperature: z.number().min(0).max(2).default(0.8),
         /**
@@ -384,6 +384,20 @@ export const ConfigSchema = z
         checkpointEvery: z.number().int().min(1).default(1),
         /** Timeout of one HTTP request to the trainer, milliseconds. @default 60000 */
         requestTimeoutMs: z.number().int().min(1000).default(60_000),
+        /**
+         * Where the policy samples with `backend` "reference" on a GGUF model (`model.spec` embedded or a `.gguf`
+         * path, or a `.gguf` `trainer.model`): `engine` samples on the embedded llama.cpp engine, which loads the
+         * trainer's LoRA adapter whenever the policy version changes (weight sync, the run's `adapters/` folder);
+         * `trainer` samples inside the reference trainer (transformers on the CPU, slower). Other backends and
+         * models always sample on the trainer. @default "engine"
+         */
+        sampler: z.enum(["engine", "trainer"]).default("engine"),
+        /**
+         * Sync check at the start of a run with `sampler` "engine": the mean absolute difference, nats per token,
+         * allowed between the engine's and the trainer's logprobs of the logprob probe (with the trainer's
+         * adapter loaded); a larger one fails the run. null skips the check. @default 0.25
+         */
+        syncCheckTolerance: z.number().positive().nullable().default(0.25),
       })
       .strict()
       .prefault({}),

@@ -108,8 +108,8 @@ export interface PlanningRound {
 /** One round of the modification loop: the Modifier's reply and the validations of the child it produced. */
 export interface ModificationRound {
   readonly completion: string;
-  /** `patch`, `files`, or null when nothing could be applied. */
-  readonly form: "patch" | "files" | null;
+  /** `patch`, `files`, `replace` (search/replace blocks), or null when nothing could be applied. */
+  readonly form: "patch" | "files" | "replace" | null;
   readonly verdicts: readonly Verdict[];
 }
 

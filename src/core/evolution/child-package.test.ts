@@ -36,6 +36,18 @@ describe("buildChild", () => {
     expect(result.package.manifest.title).toBe(PARENT.manifest.title);
   });
 
+  it("applies search/replace blocks and rejects one whose lines are not in the parent", () => {
+    const line = PARENT.envSource.split("\n").find((text) => text.includes("'42'")) as string;
+    const reply = ["```", "<<<<<<< SEARCH env.py", line, "=======", line.replace("'42'", "'43'"), ">>>>>>> REPLACE", "```", '```json\n{"title": "Say 43"}\n```'].join("\n");
+    const result = buildChild(PARENT, reply, provenance);
+    expect(result.ok && result.form).toBe("replace");
+    if (!result.ok) return;
+    expect(result.package.envSource).toBe(PARENT.envSource.replace(line, line.replace("'42'", "'43'")));
+    expect(result.package.manifest.title).toBe("Say 43");
+    const missing = buildChild(PARENT, "<<<<<<< SEARCH\nclass Nothing:\n=======\nclass Other:\n>>>>>>> REPLACE\n", provenance);
+    expect(missing).toMatchObject({ ok: false, verdict: { reason: "patch_failed", message: expect.stringContaining("are not in env.py") } });
+  });
+
   it("rejects a patch whose hunks do not apply", () => {
     const diff = ["--- a/env.py", "+++ b/env.py", "@@ -1,2 +1,2 @@", "-class Nothing:", "-    pass", "+class Other:", "+    pass", ""].join("\n");
     const result = buildChild(PARENT, `\`\`\`diff\n${diff}\`\`\``, provenance);

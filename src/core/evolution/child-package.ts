@@ -3,10 +3,11 @@ import { z } from "zod";
 import { EnvManifestSchema, packageId, reject, type EnvManifest, type EnvPackage, type Provenance, type RejectVerdict } from "../../spec/index.js";
 import { extractCodeBlocks, toKebabCase } from "../selfplay/index.js";
 import { findJson } from "./completion-json.js";
+import { applySearchReplace, parseSearchReplace } from "./search-replace.js";
 
 /** A child built from a Modifier reply, with the form the reply used. */
 export type ChildResult =
-  | { readonly ok: true; readonly package: EnvPackage; readonly form: "patch" | "files" }
+  | { readonly ok: true; readonly package: EnvPackage; readonly form: "patch" | "files" | "replace" }
   | { readonly ok: false; readonly verdict: RejectVerdict };
 
 /** Manifest fields a Modifier may change; the rest comes from the parent. */
@@ -32,8 +33,11 @@ export function generationName(name: string, generation: number): string {
 }
 
 /**
- * Builds the child environment from a Modifier reply (untrusted). Two forms:
+ * Builds the child environment from a Modifier reply (untrusted). Three forms:
  *
+ * - **replace**: search/replace blocks ({@link parseSearchReplace}) against the
+ *   parent's files, each applied in order; one whose search lines are not in the
+ *   file exactly once rejects with `patch_failed` (the message says what to send);
  * - **patch**: one or more unified diffs (fenced ```diff blocks, or the bare
  *   text) against the parent's `env.py` / `oracle.py` (`--- a/env.py`,
  *   `+++ b/env.py`), applied with jsdiff; a hunk that does not apply rejects
@@ -53,8 +57,17 @@ export function buildChild(parent: EnvPackage, completion: string, provenance: P
   const diffText = diffSource(completion, blocks);
   let envSource = parent.envSource;
   let oracleSource = parent.oracleSource;
-  let form: "patch" | "files";
-  if (diffText !== null) {
+  let form: "patch" | "files" | "replace";
+  const edits = parseSearchReplace(completion);
+  if (edits.length > 0) {
+    form = "replace";
+    for (const edit of edits) {
+      const applied = applySearchReplace(edit.file === "env.py" ? envSource : oracleSource, edit);
+      if (!applied.ok) return failure("patch_failed", applied.message);
+      if (edit.file === "env.py") envSource = applied.source;
+      else oracleSource = applied.source;
+    }
+  } else if (diffText !== null) {
     form = "patch";
     let patches;
     try {

@@ -70,7 +70,7 @@ export function modifierPrompt(input: ModificationInput, feedback: string | null
         formatSequence(input.plan.steps),
         ...(feedback === null ? [] : ["", `Your previous child failed validation: ${feedback}`]),
         "",
-        "Reply with EITHER unified diffs in ```diff blocks (headers --- a/env.py and +++ b/env.py, same for oracle.py) OR the full new files as ```python blocks whose first lines are '# env.py' and '# oracle.py'.",
+        "Reply with ONE of: search/replace blocks (best for a few changes: '<<<<<<< SEARCH env.py', lines copied exactly from the file, '=======', the new lines, '>>>>>>> REPLACE'; use 'SEARCH oracle.py' for the oracle); unified diffs in ```diff blocks (headers --- a/env.py and +++ b/env.py); or the full new files as ```python blocks whose first lines are '# env.py' and '# oracle.py'.",
         'Add a ```json block with the manifest fields that change, e.g. {"title": "...", "description": "...", "hint": "...", "skills": ["..."], "scenario": "...", "maxTurns": 12}.',
       ].join("\n"),
     },

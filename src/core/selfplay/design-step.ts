@@ -65,8 +65,10 @@ export interface DesignStepResult {
  * of memory, run the admission gates, and for an admitted environment play it
  * with and without the hint to score regret. A rejected attempt goes back to the
  * Designer as a repair turn ({@link repairMessage}) up to `designer.repairTurns`
- * times; the whole conversation is the Designer's trajectory and the final
- * verdict decides. The Designer reward comes from
+ * times: the attempt and the verdict join the conversation, except that an attempt
+ * cut off at `designer.maxTokens` (mostly a loop, which small models copy when
+ * shown it) is left out and the prompt is asked again with the note. The whole
+ * conversation is the Designer's trajectory and the final verdict decides. The Designer reward comes from
  * `scoreDesign` in the configured mode (`reward.mode`); a failed design earns
  * its failure class's penalty, a model error earns nothing (reward 0, ignored
  * by advantages). Untrusted output never throws here: every failure is a
@@ -77,7 +79,7 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
   const prompt = designerPromptOf(input);
   const base = { round, index, promptHash: prompt.hash, corpusDocumentIds: prompt.corpusDocumentIds, policyVersion: input.policyVersion };
   const settings = designerRewardSettingsFromConfig(config.reward);
-  const conversation: ChatMessage[] = [...prompt.messages];
+  let conversation: ChatMessage[] = [...prompt.messages];
   const repairs: DesignAttempt[] = [];
   // the sampled tokens of every attempt, while the model gives them: the Designer's training datum
   const turnTokens: DesignTurnTokens[] = [];
@@ -123,7 +125,13 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
     if (outcome.admitted !== undefined) return admittedResult(input, { ...base, ...tokens(), ...(repairs.length > 0 ? { repairs } : {}) }, completion, outcome.verdicts, outcome.admitted, settings);
     if (turn >= config.designer.repairTurns) return rejected(completion, outcome.verdicts);
     repairs.push({ completion, verdicts: outcome.verdicts });
-    conversation.push({ role: "assistant", content: completion }, { role: "user", content: repairMessage(outcome.verdicts, prompt.format, truncated) });
+    const feedback = repairMessage(outcome.verdicts, prompt.format, truncated);
+    if (truncated) {
+      // a reply cut off at the token bound is mostly a loop, which the model copies when shown it: start over with the note
+      conversation = [...prompt.messages.slice(0, -1), { role: "user", content: `${prompt.messages.at(-1)?.content ?? ""}\n\n${feedback}` }];
+    } else {
+      conversation.push({ role: "assistant", content: completion }, { role: "user", content: feedback });
+    }
   }
 }
 

@@ -24,8 +24,8 @@ describe("repairMessage", () => {
     expect(message).toMatch(/all three corrected blocks/);
   });
 
-  it("says first that a truncated attempt was cut off at the token limit", () => {
-    const message = repairMessage([reject("static", "syntax_error", "line 58: unterminated string literal")], "scaffold", true);
-    expect(message.split("\n")[0]).toBe("Your reply was cut off at the token limit: write a shorter program, with no repeated lines.");
+  it("for a truncated attempt, is a note for asking the prompt again", () => {
+    const message = repairMessage([{ status: "pass", gate: "parse" }, reject("static", "syntax_error", "line 58: unterminated string literal")], "scaffold", true);
+    expect(message).toBe("An earlier reply to this was cut off at the token limit and rejected (static: syntax_error): it repeated lines. Write a shorter program, under 40 lines, with no repeated lines.");
   });
 });

@@ -14,8 +14,10 @@ export const REPAIR_DETAIL_LINES = 8;
  * at most {@link REPAIR_EVIDENCE_CHARS} characters), and the instruction to
  * reply with the whole corrected design in the format asked for.
  *
- * When the attempt was cut off at the token bound, the message says so first
- * (small models loop on repeated lines until the bound).
+ * When the attempt was cut off at the token bound (small models loop on
+ * repeated lines until the bound), the message is instead a note appended to the
+ * original prompt, which is asked again without the attempt: the earlier reply
+ * was cut off and rejected, write a shorter program with no repeated lines.
  *
  * @param verdicts the attempt's verdicts in order; the first reject is reported
  * @param format the prompt's reply format
@@ -27,9 +29,12 @@ export function repairMessage(verdicts: readonly Verdict[], format: DesignFormat
     format === "scaffold"
       ? "Fix it and reply with the whole corrected python block only (NAME, TITLE, DESCRIPTION, HINT, SKILLS, generate, render, solve)."
       : "Fix it and reply with all three corrected blocks (json, env.py, oracle.py) only.";
+  if (truncated) {
+    const reason = failed?.status === "reject" ? ` and rejected (${failed.gate}: ${failed.reason})` : "";
+    return `An earlier reply to this was cut off at the token limit${reason}: it repeated lines. Write a shorter program, under 40 lines, with no repeated lines.`;
+  }
   if (failed === undefined || failed.status !== "reject") return `Your task was not admitted. ${reply}`;
   const lines = [`Your task was rejected by the ${failed.gate} check (${failed.reason}): ${failed.message}`];
-  if (truncated) lines.unshift("Your reply was cut off at the token limit: write a shorter program, with no repeated lines.");
   const evidence = evidenceExcerpt(failed.evidence);
   if (evidence.length > 0) lines.push(evidence);
   lines.push(reply);

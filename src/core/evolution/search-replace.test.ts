@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { applySearchReplace, parseSearchReplace } from "./search-replace.js";
+
+const source = ["ITEMS = 7", "MAX_WEIGHT = 12", "", "def make(rng):", "    return [rng.randint(1, MAX_WEIGHT) for _ in range(ITEMS)]", ""].join("\n");
+
+describe("search/replace edits", () => {
+  it("parses blocks with and without a file name, fenced or not", () => {
+    const reply = ["Here are the edits.", "```", "<<<<<<< SEARCH", "ITEMS = 7", "=======", "ITEMS = 12", ">>>>>>> REPLACE", "```", "<<<<<<< SEARCH oracle.py", "    return 'x'", "=======", ">>>>>>> REPLACE"].join("\n");
+    expect(parseSearchReplace(reply)).toEqual([
+      { file: "env.py", search: "ITEMS = 7\n", replace: "ITEMS = 12\n" },
+      { file: "oracle.py", search: "    return 'x'\n", replace: "" },
+    ]);
+  });
+
+  it("replaces lines found once, tolerating trailing and then surrounding whitespace", () => {
+    expect(applySearchReplace(source, { file: "env.py", search: "ITEMS = 7   \n", replace: "ITEMS = 12\n" })).toEqual({ ok: true, source: source.replace("ITEMS = 7", "ITEMS = 12") });
+    const indented = applySearchReplace(source, { file: "env.py", search: "return [rng.randint(1, MAX_WEIGHT) for _ in range(ITEMS)]", replace: "    return sorted(rng.sample(range(1, 50), ITEMS))" });
+    expect(indented).toEqual({ ok: true, source: source.replace("    return [rng.randint(1, MAX_WEIGHT) for _ in range(ITEMS)]", "    return sorted(rng.sample(range(1, 50), ITEMS))") });
+  });
+
+  it("refuses a search that is absent, ambiguous or empty, saying what to send", () => {
+    expect(applySearchReplace(source, { file: "env.py", search: "ITEMS = 8", replace: "x" })).toEqual({ ok: false, message: 'the SEARCH lines starting "ITEMS = 8" are not in env.py; copy them exactly from the file' });
+    expect(applySearchReplace("a = 1\na = 1\n", { file: "env.py", search: "a = 1", replace: "a = 2" })).toMatchObject({ ok: false, message: expect.stringContaining("occur 2 times") });
+    expect(applySearchReplace(source, { file: "env.py", search: "\n  \n", replace: "x" })).toMatchObject({ ok: false, message: expect.stringContaining("is empty") });
+  });
+
+  it("stays linear on a hostile reply (many markers, no block closes)", () => {
+    const started = performance.now();
+    expect(parseSearchReplace("<<<<<<< SEARCH\n=======\n".repeat(50_000))).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
