@@ -3,6 +3,7 @@ import { EnvforgeError } from "../spec/index.js";
 import { admitCommand, evaluateCommand } from "./admit-command.js";
 import { benchAdmissionCommand } from "./bench-command.js";
 import { benchTrainingCommand } from "./bench-training-command.js";
+import { benchSamplingCommand } from "./bench-sampling-command.js";
 import { benchDesignerCommand } from "./bench-designer-command.js";
 import { evolveCommand } from "./evolve-command.js";
 import { lineageShowCommand, rubricLearnCommand } from "./lineage-command.js";
@@ -124,6 +125,18 @@ bench
   .option("--config <file>", "config file over the quick-start defaults")
   .action(async (flags) => {
     process.exitCode = await benchTrainingCommand(flags);
+  });
+
+bench
+  .command("sampling")
+  .description("Solver-like episodes on the llama.cpp engine policy vs the trainer's sampler: tokens/s, episodes/s, engine–trainer KL, adapter sync seconds")
+  .option("--episodes <n>", "episodes per sampler", integer("--episodes", 1), 3)
+  .option("--turns <n>", "turns per episode", integer("--turns", 1), 3)
+  .option("--max-tokens <n>", "most tokens per action", integer("--max-tokens", 1), 32)
+  .option("--config <file>", "config file over the defaults (reference trainer on the embedded model)")
+  .option("--json", "print JSON (with solverPhaseSpeedup, engineTrainerKl, adapterSyncSeconds)")
+  .action(async (flags) => {
+    process.exitCode = await benchSamplingCommand(flags);
   });
 
 function fraction(name: string) {

@@ -3,7 +3,9 @@ import { createServer as createHttpServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LocalChatTokenizer, startReferenceTrainer, stopReferenceTrainer } from "../adapters/trainer/index.js";
+import { embeddedModelPath } from "../adapters/llm/index.js";
+import { LocalChatTokenizer, REFERENCE_TRAINER_DIR, startReferenceTrainer, stopReferenceTrainer } from "../adapters/trainer/index.js";
+import { EnginePolicy } from "../adapters/weight-sync/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
 import { parseConfig } from "../config/index.js";
 import { ensureProbeBaseline, measureProbe, PROBE_COMPLETION, PROBE_MESSAGES, TRAINER_CHECKPOINT_META } from "../core/selfplay/index.js";
@@ -127,6 +129,45 @@ describe("openTrainer", () => {
     store.close();
     server.close();
   });
+});
+
+/** `trainer.backend: "reference"` on the embedded Gemma 3 270M GGUF: the policy samples on llama.cpp. */
+describe.skipIf(!existsSync(embeddedModelPath()) || !existsSync(join(REFERENCE_TRAINER_DIR, ".venv/bin/python")))("openTrainer with the engine sampler", () => {
+  const trainerDir = mkdtempSync(join(tmpdir(), "envforge-open-engine-"));
+  afterAll(() => rmSync(trainerDir, { recursive: true, force: true }));
+  const configWith = async (trainer: Record<string, unknown>) =>
+    parseConfig({ model: { contextSize: 1024, threads: 1 }, trainer: { backend: "reference", sampler: "engine", loraRank: 4, port: await freePort(), ...trainer } }, "test");
+
+  it("samples on llama.cpp with the trainer's adapter loaded and the sync check passed; the trainer's sampler stays available", async () => {
+    const store = new SqliteStore(join(trainerDir, "engine.db"));
+    const outDir = join(trainerDir, "run");
+    const opened = await openTrainer(await configWith({}), outDir, store, false);
+    try {
+      expect(opened.policy).toBeInstanceOf(EnginePolicy);
+      expect(existsSync(join(outDir, "adapters", "policy-0.gguf"))).toBe(true);
+      expect(opened.syncCheck).toMatchObject({ passed: true, tolerance: 0.25 });
+      expect(opened.syncCheck?.positions).toBe(opened.probe?.targetTokens.length);
+      const settings = { maxTokens: 4, temperature: 1, seed: 5 } as const;
+      const engine = await opened.policy!.generate(PROBE_MESSAGES, settings);
+      const trainer = await opened.trainerPolicy!.generate(PROBE_MESSAGES, settings);
+      expect(engine).toMatchObject({ engine: "llama.cpp", policyVersion: 0 });
+      expect(trainer).toMatchObject({ engine: "trainer", policyVersion: 0 });
+      expect(engine.promptTokens).toEqual(trainer.promptTokens);
+    } finally {
+      await opened.close();
+      store.close();
+    }
+  }, 400_000);
+
+  it("fails at start with a ConfigError naming trainer.sampler when the sync check fails, and stops the trainer", async () => {
+    const store = new SqliteStore(join(trainerDir, "strict.db"));
+    const outDir = join(trainerDir, "strict");
+    const failing = openTrainer(await configWith({ syncCheckTolerance: 1e-6 }), outDir, store, false);
+    await expect(failing).rejects.toBeInstanceOf(ConfigError);
+    await expect(failing).rejects.toThrow(/sync check failed: .* differ from the trainer's by \d+\.\d+ nats\/token .*"sampler": "trainer"/);
+    expect(existsSync(join(outDir, "trainer.json"))).toBe(false);
+    store.close();
+  }, 400_000);
 });
 
 /** A proxy to `upstream` that refuses `/envforge/` routes with 404 and records the JSON bodies of `asample` requests. */

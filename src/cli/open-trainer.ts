@@ -1,5 +1,6 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join, resolve } from "node:path";
 import type { Config } from "../config/index.js";
 import {
   CheckpointingTrainer,
@@ -11,7 +12,8 @@ import {
   TRAINER_CHECKPOINT_META,
   type TrainerCheckpoint,
 } from "../core/selfplay/index.js";
-import { embeddedModelOf, ggufPathOf, isEmbeddedSpec, setupCommandFor } from "../adapters/llm/index.js";
+import { embeddedModelOf, ggufPathOf, isEmbeddedSpec, LlamaCppModel, setupCommandFor } from "../adapters/llm/index.js";
+import { checkEngineTrainerSync, EnginePolicy, LlamaCppLoraSync, type SyncCheckResult } from "../adapters/weight-sync/index.js";
 import {
   LocalChatTokenizer,
   NoopTrainer,
@@ -25,16 +27,24 @@ import {
   TinkerTrainer,
   type ChatTokenizer,
 } from "../adapters/trainer/index.js";
-import { ConfigError, TrainerRequestError, type Datum, type LanguageModel, type Store, type Trainer } from "../spec/index.js";
+import { ConfigError, EnvforgeError, TrainerRequestError, type Datum, type LanguageModel, type Store, type Trainer } from "../spec/index.js";
 
 /** A trainer for a run, the policy that samples from it, and how to release them. */
 export interface OpenedTrainer {
   readonly trainer: Trainer;
   /**
-   * The trained policy as a {@link LanguageModel} (the trainer's sampler, switched to
-   * each newly published version), or null for `noop` (the run uses `model.spec`).
+   * The trained policy as a {@link LanguageModel}, or null for `noop` (the run uses `model.spec`):
+   * an {@link EnginePolicy} on llama.cpp with `trainer.sampler` "engine" on a GGUF model, else
+   * {@link OpenedTrainer.trainerPolicy}.
    */
   readonly policy: LanguageModel | null;
+  /**
+   * The trainer's own sampler as a policy (switched to each newly published version), null for
+   * `noop`; the same object as `policy` when the policy samples on the trainer. Benchmarks compare the two.
+   */
+  readonly trainerPolicy: TinkerLanguageModel | null;
+  /** The sync check made at start (engine policy only, unless `trainer.syncCheckTolerance` is null); else null. */
+  readonly syncCheck: SyncCheckResult | null;
   /** The logprob probe datum (fixed prompt + completion), or null for `noop`. */
   readonly probe: Datum | null;
   /** Closes the client and, for `reference`, stops the trainer process. */
@@ -51,7 +61,11 @@ export interface OpenTrainerOptions {
  * The trainer named by `config.trainer.backend`: `noop`; `reference` (starts the
  * reference trainer in the run directory on `trainer.model` or the run's GGUF model);
  * `tinker` (the Tinker API at `config.trainer.url`). Real backends are wrapped in a
- * {@link CheckpointingTrainer}; a resumed run restores the last checkpoint. The
+ * {@link CheckpointingTrainer}; a resumed run restores the last checkpoint. With
+ * `reference` on a GGUF model and `trainer.sampler` "engine" (the default) the policy samples
+ * on the embedded llama.cpp engine ({@link EnginePolicy}): the trainer's adapter is loaded at
+ * start (into `<outDir>/adapters/`) and after every optimiser step, and the sync check compares
+ * the engine's probe logprobs with the trainer's (`trainer.syncCheckTolerance`). Otherwise the
  * policy samples through the trainer's sampler, starting from the base weights (or
  * the restored checkpoint's) and switching to every newly published version. Its
  * chat messages are tokenised, its samples decoded and the logprob probe tokenised by
@@ -62,18 +76,21 @@ export interface OpenTrainerOptions {
  * @throws ConfigError when `reference` has no trainer virtualenv (setup ran with
  *   ENVFORGE_SKIP_TRAINER=1) or no GGUF model to train, `tinker` has no url,
  *   `trainer.tokenizer` is not a usable tokenizer folder, or it is null and the
- *   server has no tokenizer route to sample the policy with
+ *   server has no tokenizer route to sample the policy with, or the engine sampler cannot load
+ *   the trainer's adapter or fails the sync check (the fix named: `trainer.sampler` "trainer")
  * @throws TrainerUnavailableError when the backend cannot be started or reached
  */
 export async function openTrainer(config: Config, outDir: string, store: Store, resume: boolean, options: OpenTrainerOptions = {}): Promise<OpenedTrainer> {
   const settings = config.trainer;
   if (settings.backend === "noop") {
     const trainer = new NoopTrainer();
-    return { trainer, policy: null, probe: null, close: () => trainer.close() };
+    return { trainer, policy: null, trainerPolicy: null, syncCheck: null, probe: null, close: () => trainer.close() };
   }
   // read before any trainer starts, so that a bad folder costs nothing
   const localTokenizer = settings.tokenizer === null ? null : await LocalChatTokenizer.open(settings.tokenizer);
   let url: string;
+  /** The GGUF file the reference trainer trains, which the engine policy samples on; null = sample on the trainer. */
+  let engineModel: string | null = null;
   if (settings.backend === "reference") {
     const python = options.python ?? join(REFERENCE_TRAINER_DIR, ".venv/bin/python");
     if (!existsSync(python)) {
@@ -90,11 +107,14 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
       throw new ConfigError(`${settings.model === null ? "model.spec" : "trainer.model"}: ${model} does not exist; ${fix}`);
     }
     url = (await startReferenceTrainer({ runDir: outDir, model, port: settings.port, threads: config.model.threads, python })).url;
+    if (settings.sampler === "engine" && model.toLowerCase().endsWith(".gguf")) engineModel = model;
   } else {
     if (settings.url === null) throw new ConfigError(`trainer.backend "tinker" needs trainer.url (the server root, e.g. http://127.0.0.1:8765)`);
     url = settings.url;
   }
+  let engine: LlamaCppModel | null = null;
   const stop = async () => {
+    await engine?.close();
     if (settings.backend === "reference") await stopReferenceTrainer(outDir);
   };
   try {
@@ -107,17 +127,34 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
     const client = await TinkerTrainer.create(http, { baseModel, loraRank: settings.loraRank, seed: config.seed, policyVersion: checkpoint?.policyVersion ?? 0 });
     if (checkpoint !== null) await restoreTrainerCheckpoint(client, store);
     const sampler = checkpoint === null ? client.baseSampler() : await client.saveWeightsForSampler(`resume-${checkpoint.policyVersion}`);
-    const policy = new TinkerLanguageModel(sampler, tokenizer, `${baseModel}@${settings.backend}`);
+    const trainerPolicy = new TinkerLanguageModel(sampler, tokenizer, `${baseModel}@${settings.backend}`, client.policyVersion);
     const trainer = new CheckpointingTrainer(client, {
       name: settings.backend,
       store,
       metricsPath: join(outDir, RUN_FILES.metrics),
       checkpointEvery: settings.checkpointEvery,
-      onPublish: (published) => policy.useSampler(published),
+      onPublish: (published, policyVersion) => trainerPolicy.useSampler(published, policyVersion),
     });
+    let policy: LanguageModel = trainerPolicy;
+    let syncCheck: SyncCheckResult | null = null;
+    if (engineModel !== null) {
+      engine = await LlamaCppModel.load({ modelPath: engineModel, contextSize: config.model.contextSize, threads: config.model.threads || availableParallelism(), id: `${engineModel}@llama.cpp` });
+      const enginePolicy = new EnginePolicy({
+        engine,
+        tokenizer,
+        sync: new LlamaCppLoraSync({ http, modelId: client.modelId, engine, directory: makeAdapterFolder(outDir) }),
+        policyVersion: () => client.policyVersion,
+        id: `${baseModel}@${settings.backend}+llama.cpp`,
+      });
+      await startEngineSampling(enginePolicy);
+      if (settings.syncCheckTolerance !== null) syncCheck = await checkSync(engine, client, probe, settings.syncCheckTolerance);
+      policy = enginePolicy;
+    }
     return {
       trainer,
       policy,
+      trainerPolicy,
+      syncCheck,
       probe,
       close: async () => {
         await trainer.close();
@@ -128,6 +165,39 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
     await stop();
     throw error;
   }
+}
+
+/** The run's folder of adapter files the engine loads (absolute, as the trainer writes them). */
+function makeAdapterFolder(outDir: string): string {
+  const folder = resolve(outDir, "adapters");
+  mkdirSync(folder, { recursive: true });
+  return folder;
+}
+
+const SAMPLER_FIX = `set "trainer": { "sampler": "trainer" } in the config to sample on the trainer instead`;
+
+/** Loads the trainer's current adapter into the engine: a sampler that cannot load one fails the run here. */
+async function startEngineSampling(policy: EnginePolicy): Promise<void> {
+  try {
+    await policy.syncNow();
+  } catch (error) {
+    if (error instanceof EnvforgeError && !error.retryable) {
+      throw new ConfigError(`the llama.cpp sampler cannot load the trainer's LoRA adapter (${error.message}); ${SAMPLER_FIX}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** The sync check: the engine's probe logprobs against the trainer's, with the trainer's adapter loaded in both. */
+async function checkSync(engine: LlamaCppModel, trainer: Required<Pick<Trainer, "forward">>, probe: Datum, tolerance: number): Promise<SyncCheckResult> {
+  const result = await checkEngineTrainerSync(engine, trainer, probe, { kind: "importance_sampling", clipLow: 0.2, clipHigh: 0.28 }, tolerance);
+  if (!result.passed) {
+    throw new ConfigError(
+      `sync check failed: the llama.cpp sampler's logprobs of the probe differ from the trainer's by ${result.meanAbsDifference.toFixed(3)} nats/token on average ` +
+        `(tolerance trainer.syncCheckTolerance ${tolerance}), so it would not sample the policy being trained; ${SAMPLER_FIX}, or raise trainer.syncCheckTolerance`,
+    );
+  }
+  return result;
 }
 
 /**

@@ -106,6 +106,12 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     await sandbox.close();
     throw error;
   }
+  if (opened.syncCheck !== null) {
+    const check = opened.syncCheck;
+    process.stderr.write(
+      `envforge: the policy samples on llama.cpp with the trainer's adapter; sync check: ${check.meanAbsDifference.toFixed(3)} nats/token mean |engine − trainer| over ${check.positions} probe positions (tolerance ${check.tolerance})\n`,
+    );
+  }
   const trainer = opened.trainer;
   // with a real trainer the policy samples from the trained weights; with noop, from model.spec
   const policy = opened.policy;

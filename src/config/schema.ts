@@ -389,9 +389,12 @@ export const ConfigSchema = z
          * path, or a `.gguf` `trainer.model`): `engine` samples on the embedded llama.cpp engine, which loads the
          * trainer's LoRA adapter whenever the policy version changes (weight sync, the run's `adapters/` folder);
          * `trainer` samples inside the reference trainer (transformers on the CPU, slower). Other backends and
-         * models always sample on the trainer. @default "engine"
+         * models always sample on the trainer. Not yet the default: the engine's logprobs are those of the tempered
+         * distribution it sampled from, the trainer's sampler reports untempered ones, so at a temperature other
+         * than 1 the datums' behaviour logprobs differ from today's convention (see docs/benchmarks.md,
+         * "Engine sampling"). @default "trainer"
          */
-        sampler: z.enum(["engine", "trainer"]).default("engine"),
+        sampler: z.enum(["engine", "trainer"]).default("trainer"),
         /**
          * Sync check at the start of a run with `sampler` "engine": the mean absolute difference, nats per token,
          * allowed between the engine's and the trainer's logprobs of the logprob probe (with the trainer's

@@ -41,6 +41,13 @@ export interface Generation {
   readonly promptTokens?: readonly number[];
   /** Why generation stopped. */
   readonly finishReason: "stop" | "length" | "abort" | "unknown";
+  /**
+   * Policy version (optimiser steps) of the weights that sampled it, where the provider
+   * tracks a trained policy; absent otherwise.
+   */
+  readonly policyVersion?: number;
+  /** The engine that sampled it, e.g. `llama.cpp` or `trainer`, where the provider names one. */
+  readonly engine?: string;
 }
 
 /**

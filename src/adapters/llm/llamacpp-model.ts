@@ -32,6 +32,16 @@ export interface LoraAdapterOptions {
   readonly scale?: number;
 }
 
+/** One sample of {@link LlamaCppModel.sampleTokens}: completion token ids with their sampling logprobs. */
+export interface TokenSample {
+  /** Completion token ids, the end-of-generation token included when one stopped it. */
+  readonly tokens: readonly number[];
+  /** Natural-log sampling probability of each of `tokens`, aligned with it. */
+  readonly logprobs: readonly number[];
+  /** `stop` after an end-of-generation token, `length` at `maxTokens`. */
+  readonly finishReason: "stop" | "length";
+}
+
 /** Options of {@link LlamaCppModel.load}. */
 export interface LlamaCppModelOptions {
   /** Path of a local GGUF file. */
@@ -212,6 +222,68 @@ export class LlamaCppModel implements LanguageModel {
     return run;
   }
 
+  /**
+   * Samples a continuation of `promptTokens` (used as given: chat template and BOS are the
+   * caller's) with llama.cpp's sampler over the full vocabulary (no top-k, top-p or min-p) at
+   * `options.temperature` (0 = greedy) with `options.seed`, stopping after an end-of-generation
+   * token (EOS, end of turn; it is kept in `tokens`) or `options.maxTokens` tokens. `logprobs[i]`
+   * is the natural-log probability llama.cpp's sampler chain gave `tokens[i]` (its confidence:
+   * after temperature and any repetition penalty, so the distribution sampled from). The KV cache
+   * of the longest common prefix with the previous call is reused. Runs after any queued call.
+   *
+   * @param promptTokens at least one token id, all within the model's context window with `options.maxTokens`
+   * @throws ModelRequestError when the prompt is empty or too long, llama.cpp fails, or `options.signal` aborts
+   */
+  sampleTokens(promptTokens: readonly number[], options: GenerateOptions): Promise<TokenSample> {
+    const run = this.queue.then(() => this.sampleNow(promptTokens, options));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async sampleNow(promptTokens: readonly number[], options: GenerateOptions): Promise<TokenSample> {
+    if (options.signal?.aborted) throw new ModelRequestError("generation aborted");
+    if (promptTokens.length === 0) throw new ModelRequestError("cannot sample after an empty prompt");
+    if (promptTokens.length + options.maxTokens > this.context.contextSize) {
+      throw new ModelRequestError(`a prompt of ${promptTokens.length} tokens and ${options.maxTokens} new tokens do not fit the ${this.context.contextSize}-token context (model.contextSize)`);
+    }
+    const sequence = this.sequence;
+    try {
+      // keep the cached prefix, but evaluate at least the prompt's last token: sampling needs its logits
+      const reused = Math.min(sequence.compareContextTokens(promptTokens as Token[]).firstDifferentIndex, promptTokens.length - 1);
+      if (reused < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start: reused, end: sequence.nextTokenIndex }]);
+      const tokens: number[] = [];
+      const logprobs: number[] = [];
+      let finishReason: TokenSample["finishReason"] = "length";
+      if (options.maxTokens > 0) {
+        const stream = sequence.evaluateWithMetadata(promptTokens.slice(sequence.nextTokenIndex) as Token[], { confidence: true }, {
+          temperature: options.temperature,
+          topK: 0,
+          topP: 1,
+          minP: 0,
+          yieldEogToken: true,
+          ...(options.seed === undefined ? {} : { seed: options.seed }),
+          ...(this.repeatPenalty === 1 ? {} : { repeatPenalty: { penalty: this.repeatPenalty, punishTokens: () => tokens as Token[] } }),
+          ...(options.repetitionPenalty ? { dryRepeatPenalty: { strength: options.repetitionPenalty, ...DRY_SETTINGS, sequenceBreakers: [...DRY_SETTINGS.sequenceBreakers] } } : {}),
+        });
+        for await (const next of stream) {
+          if (options.signal?.aborted) throw new ModelRequestError("generation aborted");
+          tokens.push(next.token);
+          logprobs.push(Math.log(next.confidence));
+          if (this.model.isEogToken(next.token)) {
+            finishReason = "stop";
+            break;
+          }
+          if (tokens.length >= options.maxTokens) break;
+        }
+      }
+      return { tokens, logprobs, finishReason };
+    } catch (error) {
+      if (error instanceof ModelRequestError) throw error;
+      if (options.signal?.aborted) throw new ModelRequestError("generation aborted", { cause: error });
+      throw new ModelRequestError(`llama.cpp sampling failed: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
   /** Token ids of `text` in this model's vocabulary; special-token text such as `<bos>` becomes its token, no BOS is added. */
   tokenize(text: string): number[] {
     return Array.from(this.model.tokenize(text, true));
@@ -237,6 +309,7 @@ export class LlamaCppModel implements LanguageModel {
         ...(options.seed === undefined ? {} : { seed: options.seed }),
         ...(options.signal ? { signal: options.signal, stopOnAbortSignal: true } : {}),
         ...(this.repeatPenalty === 1 ? {} : { repeatPenalty: { penalty: this.repeatPenalty } }),
+        ...(options.repetitionPenalty ? { dryRepeatPenalty: { strength: options.repetitionPenalty, ...DRY_SETTINGS, sequenceBreakers: [...DRY_SETTINGS.sequenceBreakers] } } : {}),
       });
       const text = result.responseText;
       return {
@@ -301,6 +374,13 @@ function fileSignature(path: string): string {
   const stat = statSync(path);
   return `${stat.size}:${stat.mtimeMs}`;
 }
+
+/**
+ * The DRY sampler's settings for {@link GenerateOptions.repetitionPenalty}: repeats of up to 4 tokens
+ * (identifiers, `instance["a"]`) go free, only the completion's last 512 tokens count (not the prompt, so
+ * a repair turn may keep the lines it fixes), and newlines, quotes and colons break sequences.
+ */
+const DRY_SETTINGS = { allowedLength: 4, lastTokens: 512, sequenceBreakers: ["\n", ":", '"', "'", "*"] } as const;
 
 function toHistory(messages: readonly ChatMessage[]): ChatHistoryItem[] {
   return messages.map((message): ChatHistoryItem => {

@@ -59,7 +59,9 @@ export class ReferenceTrainerTokenizer implements ChatTokenizer {
  * The current policy as a {@link LanguageModel}: chat messages are tokenised, sampled
  * through a {@link SamplingClient} (so the Designer and the Solver act with the latest
  * published weights) and decoded. `tokens` and `logprobs` of every generation are the
- * sampler's, ready for training datums.
+ * sampler's, ready for training datums; every generation records the policy version of the
+ * sampler (`policyVersion`, as given to the constructor and {@link TinkerLanguageModel.useSampler})
+ * and `engine: "trainer"`.
  *
  * @throws ModelRequestError when tokenising, sampling or decoding fails at the trainer
  *   (retryable exactly when the trainer's error was)
@@ -69,11 +71,16 @@ export class TinkerLanguageModel implements LanguageModel {
     private sampler: SamplingClient,
     private readonly tokenizer: ChatTokenizer,
     readonly id: string,
+    private policyVersion = 0,
   ) {}
 
-  /** Switches to newly published weights; later generations sample from them. */
-  useSampler(sampler: SamplingClient): void {
+  /**
+   * Switches to newly published weights; later generations sample from them.
+   * @param policyVersion the weights' policy version, recorded on generations. @default unchanged
+   */
+  useSampler(sampler: SamplingClient, policyVersion?: number): void {
     this.sampler = sampler;
+    if (policyVersion !== undefined) this.policyVersion = policyVersion;
   }
 
   /** The sampling client generations currently come from. */
@@ -84,6 +91,7 @@ export class TinkerLanguageModel implements LanguageModel {
   async generate(messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> {
     try {
       const promptTokens = await this.tokenizer.encodeChat(messages);
+      const policyVersion = this.policyVersion;
       const result = await this.sampler.sample({
         promptTokens,
         maxTokens: options.maxTokens,
@@ -98,6 +106,8 @@ export class TinkerLanguageModel implements LanguageModel {
         logprobs: sequence.logprobs,
         promptTokens,
         finishReason: sequence.stopReason,
+        policyVersion,
+        engine: "trainer",
       };
     } catch (error) {
       if (error instanceof TrainerRequestError || error instanceof TrainerUnavailableError) {
