@@ -22,6 +22,8 @@ export interface BenchDesignerFlags {
   readonly config?: string;
   /** Override `designer.repairTurns`. */
   readonly repairTurns?: number;
+  /** Override `designer.repairMode`. */
+  readonly repairMode?: "conversation" | "restart";
   /** Override `designer.repetitionPenalty`. */
   readonly repetitionPenalty?: number;
   /** Override `designer.format`. */
@@ -36,6 +38,7 @@ export interface DesignerBenchResult extends DesignFunnel {
   readonly format: string;
   readonly repairTurns: number;
   readonly repetitionPenalty: number;
+  readonly repairMode: string;
   readonly gates: readonly string[];
   /** Designs with an attempt whose package is a near-copy (text similarity ≥ `admission.textSimilarity`) of an example the prompt showed. */
   readonly nearCopies: number;
@@ -65,6 +68,7 @@ export function benchDesignerConfig(flags: BenchDesignerFlags): Config {
       ...(flags.repairTurns === undefined ? {} : { repairTurns: flags.repairTurns }),
       ...(flags.format === undefined ? {} : { format: flags.format }),
       ...(flags.repetitionPenalty === undefined ? {} : { repetitionPenalty: flags.repetitionPenalty }),
+      ...(flags.repairMode === undefined ? {} : { repairMode: flags.repairMode }),
     },
     ...(flags.model === undefined ? {} : { model: { spec: flags.model } }),
   };
@@ -146,6 +150,7 @@ export async function benchDesignerCommand(flags: BenchDesignerFlags, write: (te
     format: config.designer.format,
     repairTurns: config.designer.repairTurns,
     repetitionPenalty: config.designer.repetitionPenalty,
+    repairMode: config.designer.repairMode,
     gates: gates.map((gate) => gate.name),
     ...designFunnel(designs),
     nearCopies,
@@ -160,7 +165,7 @@ export async function benchDesignerCommand(flags: BenchDesignerFlags, write: (te
     return 0;
   }
   const percent = (part: number, whole: number) => (whole === 0 ? "-" : `${Math.round((100 * part) / whole)} %`);
-  write(`designer bench: ${result.model}, format ${result.format}, repair turns ${result.repairTurns}, repetition penalty ${result.repetitionPenalty}; gates ${result.gates.join(", ")}\n`);
+  write(`designer bench: ${result.model}, format ${result.format}, repair turns ${result.repairTurns} (${result.repairMode}), repetition penalty ${result.repetitionPenalty}; gates ${result.gates.join(", ")}\n`);
   write(`machine: ${availableParallelism()} cores, load average ${loadavg().map((value) => value.toFixed(2)).join(" ")}\n`);
   write(`designs ${result.designs}: parsed ${result.parsed} (${percent(result.parsed, result.designs)}; first attempt ${result.parsedFirstAttempt}), admitted ${result.admitted} (${percent(result.admitted, result.designs)}; first attempt ${result.admittedFirstAttempt}), mean attempts ${result.meanAttempts.toFixed(2)}\n`);
   write(`per stage (final verdicts): ${Object.entries(result.perGate).map(([gate, count]) => `${gate} ${count.passed}/${count.ran}`).join(", ")}\n`);

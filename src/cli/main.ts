@@ -108,6 +108,7 @@ bench
   .option("--model <spec>", "model to design with (config: model.spec)")
   .option("--designs <n>", "designs to sample (config: designer.designs)", integer("--designs", 1), 8)
   .option("--repair-turns <n>", "repair turns per design (config: designer.repairTurns)", integer("--repair-turns", 0))
+  .option("--repair-mode <m>", "conversation | restart (config: designer.repairMode)", choice("--repair-mode", ["conversation", "restart"]))
   .option("--format <f>", "scaffold | class (config: designer.format)", choice("--format", ["scaffold", "class"]))
   .option("--repetition-penalty <x>", "repetition penalty strength 0-1 (config: designer.repetitionPenalty)", fraction("--repetition-penalty"))
   .option("--config <file>", "config file over the bench defaults")

@@ -113,6 +113,13 @@ export const ConfigSchema = z
          * the final verdict gives its reward. 0 = one attempt. @default 2
          */
         repairTurns: z.number().int().min(0).max(16).default(2),
+        /**
+         * How a repair turn is asked: `conversation` (the attempt, then the verdict as the next user message: the
+         * Designer edits its own reply) or `restart` (the original prompt again, the verdict appended as a note: a
+         * fresh attempt that knows the error; small models shown their own reply mostly copy it). An attempt cut
+         * off at `maxTokens` is always restarted. @default "conversation"
+         */
+        repairMode: z.enum(["conversation", "restart"]).default("conversation"),
         /** Superseded by `admission.probeSeeds` and `admission.seeds`; still accepted and ignored. @deprecated @default 3 */
         admissionSeeds: z.number().int().min(1).max(64).default(3),
       })

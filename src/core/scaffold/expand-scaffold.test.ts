@@ -107,6 +107,16 @@ describe("scaffold format", () => {
     expect((await play(custom, ["MANY"])).return).toBe(1);
   });
 
+  it("binds the standard modules small models forget to import, without overriding the Designer's own names", async () => {
+    const forgetful = MULTIPLY.replace('return instance["a"] * instance["b"]', 'return math.prod([instance["a"], instance["b"]]) + len(string) * 0').replace("def generate(rng):", 'string = "mine"\n\ndef generate(rng):');
+    const session = await openSession(packageOf(forgetful));
+    const outcome = await session.reset(2);
+    await session.close();
+    expect(outcome.kind).toBe("ok");
+    const episode = await play(packageOf(forgetful), ["0"], 2);
+    expect(episode.failure).toBeUndefined();
+  });
+
   it("reports solve() returning None as a reset failure with a clear message", async () => {
     const pkg = packageOf(MULTIPLY.replace('return instance["a"] * instance["b"]', "pass"));
     const session = await openSession(pkg);

@@ -14,7 +14,11 @@
  *   `MAX_TURNS` (default 1: one reply; more: wrong replies get feedback and another try).
  *
  * `reset(seed)` seeds both `rng` and the `random` module, so a `generate` that
- * calls `random.randint` instead of `rng.randint` is still deterministic.
+ * calls `random.randint` instead of `rng.randint` is still deterministic; and the
+ * standard modules small models use without importing them (`math`, `random`,
+ * `itertools`, `collections`, `string`, `re`, `functools`, `statistics`,
+ * `fractions`, `heapq`, `bisect`) are bound under their own names unless the
+ * Designer's code already binds those names.
  *
  * Without `check`, a reply wins when, after an optional `Answer:` label, quotes,
  * brackets and a final full stop are removed, its tokens (split on spaces, commas
@@ -30,8 +34,22 @@ export const SCAFFOLD_MARKER = "# ---- envforge scaffold: everything below is ge
 
 /** The environment class and reply matching appended to a scaffolded `env.py`. */
 export const SCAFFOLD_ENVIRONMENT = `${SCAFFOLD_MARKER}
+import bisect as _envforge_bisect
+import collections as _envforge_collections
+import fractions as _envforge_fractions
+import functools as _envforge_functools
+import heapq as _envforge_heapq
+import itertools as _envforge_itertools
+import math as _envforge_math
 import random as _envforge_random
 import re as _envforge_re
+import statistics as _envforge_statistics
+import string as _envforge_string
+
+# the standard modules small models use without importing them, where the Designer's code left the name free
+for _envforge_module in (_envforge_bisect, _envforge_collections, _envforge_fractions, _envforge_functools, _envforge_heapq,
+                         _envforge_itertools, _envforge_math, _envforge_random, _envforge_re, _envforge_statistics, _envforge_string):
+    globals().setdefault(_envforge_module.__name__, _envforge_module)
 
 _ENVFORGE_LABEL = _envforge_re.compile(r"^\\s*(?:the\\s+)?(?:final\\s+)?answer\\s*(?:is)?\\s*[:=]?\\s*", _envforge_re.IGNORECASE)
 

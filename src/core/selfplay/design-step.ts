@@ -65,9 +65,10 @@ export interface DesignStepResult {
  * of memory, run the admission gates, and for an admitted environment play it
  * with and without the hint to score regret. A rejected attempt goes back to the
  * Designer as a repair turn ({@link repairMessage}) up to `designer.repairTurns`
- * times: the attempt and the verdict join the conversation, except that an attempt
- * cut off at `designer.maxTokens` (mostly a loop, which small models copy when
- * shown it) is left out and the prompt is asked again with the note. The whole
+ * times: in `designer.repairMode` "conversation" the attempt and the verdict join
+ * the conversation; in "restart" (and always for an attempt cut off at
+ * `designer.maxTokens`: mostly a loop, which small models copy when shown it) the
+ * prompt is asked again with the verdict as a note. The whole
  * conversation is the Designer's trajectory and the final verdict decides. The Designer reward comes from
  * `scoreDesign` in the configured mode (`reward.mode`); a failed design earns
  * its failure class's penalty, a model error earns nothing (reward 0, ignored
@@ -125,9 +126,10 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
     if (outcome.admitted !== undefined) return admittedResult(input, { ...base, ...tokens(), ...(repairs.length > 0 ? { repairs } : {}) }, completion, outcome.verdicts, outcome.admitted, settings);
     if (turn >= config.designer.repairTurns) return rejected(completion, outcome.verdicts);
     repairs.push({ completion, verdicts: outcome.verdicts });
-    const feedback = repairMessage(outcome.verdicts, prompt.format, truncated);
-    if (truncated) {
-      // a reply cut off at the token bound is mostly a loop, which the model copies when shown it: start over with the note
+    const mode = config.designer.repairMode;
+    const feedback = repairMessage(outcome.verdicts, prompt.format, { truncated, mode });
+    if (truncated || mode === "restart") {
+      // a reply cut off at the token bound is mostly a loop, which the model copies when shown it: ask the prompt again with the note
       conversation = [...prompt.messages.slice(0, -1), { role: "user", content: `${prompt.messages.at(-1)?.content ?? ""}\n\n${feedback}` }];
     } else {
       conversation.push({ role: "assistant", content: completion }, { role: "user", content: feedback });

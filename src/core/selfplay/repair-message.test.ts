@@ -25,7 +25,23 @@ describe("repairMessage", () => {
   });
 
   it("for a truncated attempt, is a note for asking the prompt again", () => {
-    const message = repairMessage([{ status: "pass", gate: "parse" }, reject("static", "syntax_error", "line 58: unterminated string literal")], "scaffold", true);
-    expect(message).toBe("An earlier reply to this was cut off at the token limit and rejected (static: syntax_error): it repeated lines. Write a shorter program, under 40 lines, with no repeated lines.");
+    const message = repairMessage([{ status: "pass", gate: "parse" }, reject("static", "syntax_error", "line 58: unterminated string literal")], "scaffold", { truncated: true });
+    expect(message.split("\n")).toEqual([
+      "An earlier reply to this was cut off at the token limit and was rejected by the static check (syntax_error): line 58: unterminated string literal",
+      "Check the line named in the message: unbalanced brackets or quotes, or a statement cut off.",
+      "Write a shorter program, under 40 lines, with no repeated lines.",
+    ]);
+  });
+
+  it("in the restart mode, is a note that names the error and asks for the task again", () => {
+    const message = repairMessage([reject("executable", "reset_failed", "reset(0) failed: NameError: name 'n2' is not defined", { seed: 0 })], "scaffold", { mode: "restart" });
+    expect(message).toMatch(/^An earlier reply to this was rejected by the executable check \(reset_failed\): reset\(0\) failed: NameError/);
+    expect(message.split("\n").at(-1)).toBe("Write the task again and avoid that error.");
+  });
+
+  it("adds advice for the reasons small models meet most, in the scaffolded format only", () => {
+    const verdicts = [reject("deterministic", "seeds_identical", "only 1 of 8 seeds give distinct instances")];
+    expect(repairMessage(verdicts, "scaffold")).toContain("generate(rng) must draw the instance's values from rng");
+    expect(repairMessage(verdicts, "class")).not.toContain("generate(rng)");
   });
 });
