@@ -8,6 +8,7 @@ import { ScriptedModel } from "../../testing/scripted-model.js";
 import { buildGates } from "../admission/index.js";
 import { EMPTY_LEARNING_POTENTIAL } from "../rewards/index.js";
 import { designerPromptOf, runDesignStep } from "./design-step.js";
+import { SCAFFOLD_EXAMPLE } from "./designer-prompt.js";
 
 const corpus: CorpusDocument[] = Array.from({ length: 40 }, (_, index) => ({ id: `doc-${index}`, title: `Document ${index}`, text: `Text of document ${index}.` }));
 
@@ -74,8 +75,8 @@ describe("runDesignStep repair turns (scripted fake model, real gates)", () => {
   ].join("\n");
   const fixed = broken.replace("instance['c']", "instance['b']");
 
-  async function step(designs: (string | Error)[], repairTurns: number) {
-    const config = parseConfig({ plays: 1, designer: { repairTurns }, admission: { gates: ["static", "executable", "oracle"] } });
+  async function step(designs: (string | Error)[], repairTurns: number, gates: string[] = ["static", "executable", "oracle"]) {
+    const config = parseConfig({ plays: 1, designer: { repairTurns }, admission: { gates } });
     const sandbox = new BwrapSandbox();
     const model = new ScriptedModel(designs, () => "0");
     try {
@@ -117,5 +118,12 @@ describe("runDesignStep repair turns (scripted fake model, real gates)", () => {
     expect(result.design.completion).toBe("");
     expect(result.design.verdicts).toEqual([expect.objectContaining({ status: "reject", reason: "model_error" })]);
     expect(result.design.repairs?.map((attempt) => attempt.completion)).toEqual([broken]);
+  });
+
+  it("rejects a copy of the prompt's own built-in example as a near-duplicate (the example joins the novelty pool)", async () => {
+    const renamed = SCAFFOLD_EXAMPLE.replace('NAME = "digit-sum"', 'NAME = "sum-of-digits"').replace("Add the digits one at a time", "Add up the digits one at a time");
+    const { result } = await step([`\`\`\`python\n${renamed}\`\`\``], 0, ["static", "novelty"]);
+    expect(result.design.environmentId).toBeNull();
+    expect(result.design.verdicts.at(-1)).toMatchObject({ status: "reject", gate: "novelty", evidence: { text: { name: "digit-sum" } } });
   });
 });

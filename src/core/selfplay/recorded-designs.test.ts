@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { BwrapSandbox } from "../../adapters/sandbox/index.js";
 import { loadSeedPackages } from "../../adapters/package-files/index.js";
 import { parseConfig } from "../../config/index.js";
+import type { Provenance } from "../../spec/index.js";
 import { testAdmissionResources } from "../../testing/admission-resources.js";
 import { admit, buildGates } from "../admission/index.js";
 import { parseDesign } from "./parse-design.js";
@@ -21,7 +22,7 @@ const recorded: Recorded[] = readFileSync(new URL("../../../fixtures/designer-co
   .split("\n")
   .map((line) => JSON.parse(line) as Recorded);
 
-const provenance = { origin: "designer", parentId: null, generation: 0, designerModel: "embedded:qwen2.5-coder-1.5b", promptHash: null, corpusDocumentIds: [], createdAt: "2026-12-01T00:00:00.000Z" } as const;
+const provenance: Provenance = { origin: "designer", parentId: null, generation: 0, designerModel: "embedded:qwen2.5-coder-1.5b", promptHash: null, corpusDocumentIds: [], createdAt: "2026-12-01T00:00:00.000Z" };
 const sandbox = new BwrapSandbox();
 afterAll(() => sandbox.close());
 
