@@ -94,7 +94,8 @@ def fetch(entry_name, entry, models_dir, wheels_dir):
 def main(argv):
     if len(argv) < 5:
         fail("usage: fetch-models.py CATALOGUE MODELS_DIR WHEELS_DIR NAME [NAME ...]")
-    catalogue_path, models_dir, wheels_dir, names = argv[1], argv[2], argv[3], argv[4:]
+    catalogue_path, models_dir, wheels_dir = argv[1], argv[2], argv[3]
+    names = [name.strip() for name in argv[4:] if name.strip()]
     with open(catalogue_path, encoding="utf-8") as source:
         catalogue = json.load(source)
     models = catalogue["models"]

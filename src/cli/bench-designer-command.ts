@@ -4,7 +4,7 @@ import { openModel } from "../adapters/llm/index.js";
 import { loadSeedPackages } from "../adapters/package-files/index.js";
 import { readCorpus } from "../adapters/corpus/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
-import { configSource, parseConfig, type Config } from "../config/index.js";
+import { parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { buildGates, textSimilarity } from "../core/admission/index.js";
 import { EMPTY_LEARNING_POTENTIAL } from "../core/rewards/index.js";
 import { designerPromptOf, designFunnel, parseDesign, promptExamplePackages, runDesignStep, type DesignFunnel } from "../core/selfplay/index.js";
@@ -56,26 +56,43 @@ export interface DesignerBenchResult extends DesignFunnel {
  * The bench's fixed setting, so runs compare: master seed 1, round 1, the shipped
  * corpus, the ten seeds as memory, the mechanical gates (self-review and
  * calibration skipped: they measure the model as a judge and a Solver, not as a
- * Designer), one play per hint condition for admitted designs.
+ * Designer), one play per hint condition for admitted designs. A config file
+ * (`--config`) goes over this setting and flags over the file.
+ *
+ * @throws ConfigError for a missing or invalid config file, naming the key
  */
 export function benchDesignerConfig(flags: BenchDesignerFlags): Config {
   const input = {
     seed: 1,
     plays: 1,
     admission: { skip: ["self-review", "calibration"] },
-    designer: {
-      designs: flags.designs ?? 8,
-      ...(flags.repairTurns === undefined ? {} : { repairTurns: flags.repairTurns }),
-      ...(flags.format === undefined ? {} : { format: flags.format }),
-      ...(flags.repetitionPenalty === undefined ? {} : { repetitionPenalty: flags.repetitionPenalty }),
-      ...(flags.repairMode === undefined ? {} : { repairMode: flags.repairMode }),
-    },
+    designer: { designs: 8, ...flagDesigner(flags) },
     ...(flags.model === undefined ? {} : { model: { spec: flags.model } }),
   };
-  const base = parseConfig(input);
-  if (flags.config === undefined) return base;
-  const fromFile = parseConfig(input, configSource(flags.config));
-  return flags.model === undefined ? fromFile : { ...fromFile, model: { ...fromFile.model, spec: flags.model } };
+  if (flags.config === undefined) return parseConfig(input);
+  // the file over the bench's fixed setting, flags over the file
+  const file = readConfigFile(flags.config) as Record<string, Record<string, unknown> | undefined>;
+  return parseConfig(
+    {
+      ...input,
+      ...file,
+      admission: { ...input.admission, ...file.admission },
+      designer: { ...input.designer, ...file.designer, ...flagDesigner(flags) },
+      ...(flags.model === undefined ? {} : { model: { ...file.model, spec: flags.model } }),
+    },
+    flags.config,
+  );
+}
+
+/** The `designer` keys the flags set. */
+function flagDesigner(flags: BenchDesignerFlags): Record<string, unknown> {
+  return {
+    ...(flags.designs === undefined ? {} : { designs: flags.designs }),
+    ...(flags.repairTurns === undefined ? {} : { repairTurns: flags.repairTurns }),
+    ...(flags.format === undefined ? {} : { format: flags.format }),
+    ...(flags.repetitionPenalty === undefined ? {} : { repetitionPenalty: flags.repetitionPenalty }),
+    ...(flags.repairMode === undefined ? {} : { repairMode: flags.repairMode }),
+  };
 }
 
 /** A model wrapper that counts completion tokens and generation seconds. */

@@ -98,6 +98,21 @@ describe("scaffold format", () => {
     expect(unreadable.turns[0]?.invalidAction).toBe(true);
   });
 
+  it("compares large integers exactly and floats in their shortest text form", async () => {
+    const big = packageOf(MULTIPLY.replace('return instance["a"] * instance["b"]', 'return instance["a"] * instance["b"] * 1000003'));
+    const session = await openSession(big);
+    const first = await session.reset(3);
+    await session.close();
+    const [a, b] = (first.kind === "ok" ? first.value : "").match(/\d+/g)?.map(Number) ?? [];
+    const answer = (a as number) * (b as number) * 1000003;
+    expect((await play(big, [String(answer)])).return).toBe(1);
+    expect((await play(big, [String(answer + 1)])).return).toBe(0);
+    const third = packageOf(MULTIPLY.replace('return instance["a"] * instance["b"]', 'return instance["a"] / 3'));
+    const exact = String((a as number) / 3);
+    expect((await play(third, [exact])).return).toBe(1);
+    expect((await play(third, [((a as number) / 3).toFixed(4)])).return).toBe(0);
+  });
+
   it("gives MAX_TURNS tries with the task's feedback, and checks with check() when defined", async () => {
     const multiTurn = `MAX_TURNS = 3\n${MULTIPLY}\ndef feedback(instance, reply):\n    return "Too low." if int(reply) < solve(instance) else "Too high."\n`;
     const pkg = packageOf(multiTurn, 3);

@@ -23,7 +23,8 @@
  * Without `check`, a reply wins when, after an optional `Answer:` label, quotes,
  * brackets and a final full stop are removed, its tokens (split on spaces, commas
  * and semicolons) equal the answer's tokens one for one (numbers compared as
- * numbers, words case-insensitively). So a list of candidates never wins a
+ * numbers: integers exactly, other numbers to 12 significant digits, which a
+ * float's shortest text form keeps; words case-insensitively). So a list of candidates never wins a
  * one-value task. A reply with no token, or (for a numeric answer) with a token
  * that is not a number or with the wrong number of tokens, sets
  * `info["invalid_action"]`.
@@ -51,6 +52,7 @@ for _envforge_module in (_envforge_bisect, _envforge_collections, _envforge_frac
                          _envforge_itertools, _envforge_math, _envforge_random, _envforge_re, _envforge_statistics, _envforge_string):
     globals().setdefault(_envforge_module.__name__, _envforge_module)
 
+_ENVFORGE_INTEGER = _envforge_re.compile(r"^[-+]?\d+$")
 _ENVFORGE_LABEL = _envforge_re.compile(r"^\\s*(?:the\\s+)?(?:final\\s+)?answer\\s*(?:is)?\\s*[:=]?\\s*", _envforge_re.IGNORECASE)
 
 
@@ -60,7 +62,7 @@ def _envforge_text(value):
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, float):
-        return format(value, ".6g")
+        return repr(value)
     if isinstance(value, (list, tuple)):
         return " ".join(_envforge_text(item) for item in value)
     return str(value).strip()
@@ -92,9 +94,12 @@ def _envforge_matches(reply, answer):
     if len(got) != len(want):
         return False, True
     for mine, theirs in zip(got, want):
-        if numeric:
+        if numeric and _ENVFORGE_INTEGER.match(mine) and _ENVFORGE_INTEGER.match(theirs):
+            if int(mine) != int(theirs):
+                return False, True
+        elif numeric:
             a, b = _envforge_number(mine), _envforge_number(theirs)
-            if abs(a - b) > 1e-9 + 1e-6 * abs(b):
+            if abs(a - b) > 1e-12 * max(1.0, abs(b)):
                 return False, True
         elif mine != theirs:
             return False, True
