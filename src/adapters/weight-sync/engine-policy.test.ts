@@ -9,6 +9,7 @@ import { embeddedModelPath } from "../llm/embedded-model.js";
 import { LlamaCppModel } from "../llm/index.js";
 import { REFERENCE_TRAINER_DIR, ReferenceTrainerTokenizer, startReferenceTrainer, stopReferenceTrainer, TinkerHttp, TinkerTrainer } from "../trainer/index.js";
 import { EnginePolicy, type TokenSamplingEngine } from "./engine-policy.js";
+import { startTrainerWithEngine, type TrainerWithEngine } from "../../testing/trainer-with-engine.js";
 import { LlamaCppLoraSync } from "./llamacpp-lora-sync.js";
 import { checkEngineTrainerSync } from "./sync-check.js";
 
@@ -83,6 +84,7 @@ describe("engine policy, bad input", () => {
 });
 
 describe.skipIf(!existsSync(MODEL) || !existsSync(PYTHON))("engine policy on llama.cpp against the reference trainer (Gemma 3 270M)", () => {
+  let fixture: TrainerWithEngine | undefined;
   let runDir: string;
   let engine: LlamaCppModel;
   let http: TinkerHttp;
@@ -91,23 +93,14 @@ describe.skipIf(!existsSync(MODEL) || !existsSync(PYTHON))("engine policy on lla
   let policy: EnginePolicy;
 
   beforeAll(async () => {
-    runDir = mkdtempSync(join(tmpdir(), "envforge-engine-policy-"));
-    const state = await startReferenceTrainer({ runDir, model: MODEL, port: await freePort(), threads: 1 });
-    http = new TinkerHttp({ baseUrl: state.url });
+    fixture = await startTrainerWithEngine(MODEL, "envforge-engine-policy-", 1024);
+    ({ runDir, http, trainer, engine } = fixture);
     tokenizer = new ReferenceTrainerTokenizer(http);
-    trainer = await TinkerTrainer.create(http, { baseModel: "gemma-3-270m-q4_k_m.gguf", loraRank: 8, seed: 1 });
-    engine = await LlamaCppModel.load({ modelPath: MODEL, contextSize: 1024, threads: 1 });
     const sync = new LlamaCppLoraSync({ http, modelId: trainer.modelId, engine, directory: runDir });
     policy = new EnginePolicy({ engine, tokenizer, sync, policyVersion: () => trainer.policyVersion, id: "gemma@reference+llama.cpp", loadedVersion: 0 });
   }, 400_000);
 
-  afterAll(async () => {
-    await engine?.close();
-    if (runDir) {
-      await stopReferenceTrainer(runDir);
-      rmSync(runDir, { recursive: true, force: true });
-    }
-  });
+  afterAll(() => fixture?.close());
 
   it("continues the trainer tokenizer's prompt tokens, with one sampling logprob per token that the trainer agrees with", async () => {
     const generation = await policy.generate(PROBE_MESSAGES, SAMPLE);

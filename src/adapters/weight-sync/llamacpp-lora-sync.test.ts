@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
@@ -9,6 +8,7 @@ import { ConfigError, LoraAdapterError, TrainerRequestError, type Datum } from "
 import { embeddedModelPath } from "../llm/embedded-model.js";
 import { LlamaCppModel } from "../llm/index.js";
 import { REFERENCE_TRAINER_DIR, startReferenceTrainer, stopReferenceTrainer, TinkerHttp, TinkerTrainer } from "../trainer/index.js";
+import { startTrainerWithEngine, type TrainerWithEngine } from "../../testing/trainer-with-engine.js";
 import { LlamaCppLoraSync } from "./llamacpp-lora-sync.js";
 import { exportGgufLora } from "./trainer-lora-export.js";
 
@@ -23,17 +23,6 @@ const LOSS = { kind: "importance_sampling", clipLow: 0.2, clipHigh: 0.28 } as co
 const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 const meanAbsDiff = (a: readonly number[], b: readonly number[]) => mean(a.map((value, index) => Math.abs(value - (b[index] as number))));
 const minus = (a: readonly number[], b: readonly number[]) => a.map((value, index) => value - (b[index] as number));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
-    });
-  });
-}
 
 /** Adapters for other base models, written by the trainer's own exporter from tiny random models. */
 function writeForeignAdapters(directory: string): { readonly qwen2: string; readonly smallGemma3: string } {
@@ -67,6 +56,7 @@ describe("llama.cpp LoRA weight sync settings", () => {
 });
 
 describe.skipIf(!existsSync(MODEL) || !existsSync(PYTHON))("llama.cpp LoRA weight sync from the reference trainer (Gemma 3 270M)", () => {
+  let fixture: TrainerWithEngine | undefined;
   let runDir: string;
   let engine: LlamaCppModel;
   let http: TinkerHttp;
@@ -75,11 +65,8 @@ describe.skipIf(!existsSync(MODEL) || !existsSync(PYTHON))("llama.cpp LoRA weigh
   let datum: Datum;
 
   beforeAll(async () => {
-    runDir = mkdtempSync(join(tmpdir(), "envforge-lora-sync-"));
-    const state = await startReferenceTrainer({ runDir, model: MODEL, port: await freePort(), threads: 1 });
-    http = new TinkerHttp({ baseUrl: state.url });
-    trainer = await TinkerTrainer.create(http, { baseModel: "gemma-3-270m-q4_k_m.gguf", loraRank: 8, seed: 1 });
-    engine = await LlamaCppModel.load({ modelPath: MODEL, contextSize: 256, threads: 1 });
+    fixture = await startTrainerWithEngine(MODEL, "envforge-lora-sync-", 256);
+    ({ runDir, http, trainer, engine } = fixture);
     tokens = engine.tokenize(TEXT);
     const size = tokens.length - 1;
     datum = {
@@ -91,13 +78,7 @@ describe.skipIf(!existsSync(MODEL) || !existsSync(PYTHON))("llama.cpp LoRA weigh
     };
   }, 400_000);
 
-  afterAll(async () => {
-    await engine?.close();
-    if (runDir) {
-      await stopReferenceTrainer(runDir);
-      rmSync(runDir, { recursive: true, force: true });
-    }
-  });
+  afterAll(() => fixture?.close());
 
   it("a trained adapter changes the engine's logprobs as it changes the trainer's (the sync check)", async () => {
     const baseEngine = await engine.tokenLogprobs(tokens);
