@@ -43,6 +43,8 @@ export interface OpenedTrainer {
    * `noop`; the same object as `policy` when the policy samples on the trainer. Benchmarks compare the two.
    */
   readonly trainerPolicy: TinkerLanguageModel | null;
+  /** Whether `policy` samples on the llama.cpp engine (its logprobs are then corrected against the trainer at each step). */
+  readonly engineSampled: boolean;
   /** The sync check made at start (engine policy only, unless `trainer.syncCheckTolerance` is null); else null. */
   readonly syncCheck: SyncCheckResult | null;
   /** The logprob probe datum (fixed prompt + completion), or null for `noop`. */
@@ -84,7 +86,7 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
   const settings = config.trainer;
   if (settings.backend === "noop") {
     const trainer = new NoopTrainer();
-    return { trainer, policy: null, trainerPolicy: null, syncCheck: null, probe: null, close: () => trainer.close() };
+    return { trainer, policy: null, trainerPolicy: null, engineSampled: false, syncCheck: null, probe: null, close: () => trainer.close() };
   }
   // read before any trainer starts, so that a bad folder costs nothing
   const localTokenizer = settings.tokenizer === null ? null : await LocalChatTokenizer.open(settings.tokenizer);
@@ -154,6 +156,7 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
       trainer,
       policy,
       trainerPolicy,
+      engineSampled: policy !== trainerPolicy,
       syncCheck,
       probe,
       close: async () => {

@@ -128,7 +128,8 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   let result: SelfPlayResult;
   try {
     const probe = opened.probe === null ? {} : { probe: opened.probe };
-    result = await runSelfPlay({ config, outDir, resume, store, model, sandbox, trainer, corpus, seeds, gates: buildGates(config.admission), admission, progress, ...probe });
+    const engineSampled = opened.engineSampled ? { engineSampled: true } : {};
+    result = await runSelfPlay({ config, outDir, resume, store, model, sandbox, trainer, corpus, seeds, gates: buildGates(config.admission), admission, progress, ...probe, ...engineSampled });
   } finally {
     process.removeListener("SIGINT", onInterrupt);
     progress.stop();

@@ -43,7 +43,10 @@ export function formatSummary(reports: readonly RoundReport[], details: { model:
         : `trainer: ${trainer.name}, policy version ${trainer.policyVersion}, ${plural(trainer.datums, "datum")} in the last step` +
           (trainer.probe === undefined
             ? ""
-            : `; probe logprob ${trainer.probe.meanLogprob.toFixed(4)}/token, change since the start ${signed(trainer.probe.deltaFromStart)}/token over ${plural(trainer.probe.tokens, "token")}`),
+            : `; probe logprob ${trainer.probe.meanLogprob.toFixed(4)}/token, change since the start ${signed(trainer.probe.deltaFromStart)}/token over ${plural(trainer.probe.tokens, "token")}`) +
+          (trainer.samplerMismatch === undefined
+            ? ""
+            : `; sampled on llama.cpp, engine–trainer KL ${trainer.samplerMismatch.klEstimate.toFixed(4)}/token, ${(100 * trainer.samplerMismatch.truncatedFraction).toFixed(1)} % of tokens truncated`),
   );
   lines.push(`store: ${details.out}/envforge.db  report: ${details.reportPath}`);
   return lines.join("\n");

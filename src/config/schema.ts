@@ -396,12 +396,13 @@ export const ConfigSchema = z
          * path, or a `.gguf` `trainer.model`): `engine` samples on the embedded llama.cpp engine, which loads the
          * trainer's LoRA adapter whenever the policy version changes (weight sync, the run's `adapters/` folder);
          * `trainer` samples inside the reference trainer (transformers on the CPU, slower). Other backends and
-         * models always sample on the trainer. Not yet the default: the engine's logprobs are those of the tempered
-         * distribution it sampled from, the trainer's sampler reports untempered ones, so at a temperature other
-         * than 1 the datums' behaviour logprobs differ from today's convention (see docs/benchmarks.md,
-         * "Engine sampling"). @default "trainer"
+         * models always sample on the trainer. The engine's logprobs are those of the distribution it sampled from
+         * (tempered, penalised, quantised), so at each step the trainer recomputes every datum's logprobs and the
+         * ratio π_trainer/π_engine, truncated at the importance cap, is folded into the advantages (the
+         * training–inference mismatch correction); the round report's `trainer.samplerMismatch` gives the KL
+         * estimate, the largest ratio and the truncated fraction. @default "engine"
          */
-        sampler: z.enum(["engine", "trainer"]).default("trainer"),
+        sampler: z.enum(["engine", "trainer"]).default("engine"),
         /**
          * Sync check at the start of a run with `sampler` "engine": the mean absolute difference, nats per token,
          * allowed between the engine's and the trainer's logprobs of the logprob probe (with the trainer's

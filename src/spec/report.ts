@@ -39,6 +39,12 @@ export interface RoundReport {
     readonly policyVersion: number;
     readonly datums: number;
     readonly probe?: { readonly policyVersion: number; readonly meanLogprob: number; readonly deltaFromStart: number; readonly tokens: number };
+    /**
+     * Engine–trainer mismatch over the step's Solver tokens when the policy samples on an inference
+     * engine: mean KL(engine ‖ trainer) estimate (nats per token), largest ratio π_trainer/π_engine,
+     * fraction of tokens truncated at the importance cap, mean truncated weight folded into the advantages.
+     */
+    readonly samplerMismatch?: { readonly tokens: number; readonly klEstimate: number; readonly maxRatio: number; readonly truncatedFraction: number; readonly meanWeight: number };
   };
   /**
    * Per-role training diagnostics of the round's step (reward and advantage

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Datum, ForwardBackwardResult } from "../../spec/index.js";
-import { correctDelayedDatums, planStep, scheduleDesignerDatums } from "./coevolution.js";
+import type { Datum } from "../../spec/index.js";
+import { planStep, scheduleDesignerDatums } from "./coevolution.js";
 
-const PPO = { kind: "ppo", clipLow: 0.2, clipHigh: 0.28 } as const;
 
 describe("planStep", () => {
   it("updates the Solver every step and the Designer every k steps, delayed by d", () => {
@@ -29,26 +28,5 @@ describe("scheduleDesignerDatums", () => {
     const second = scheduleDesignerDatums(first.pending, planStep(2, schedule), []);
     expect(second.due).toEqual([datum]);
     expect(second.pending).toEqual({});
-  });
-});
-
-describe("correctDelayedDatums", () => {
-  // control-flow test: a scripted forward() returning fixed learner logprobs stands in for the trainer
-  it("folds min(π_old/π_sample, C) into policy-token advantages and reports truncation", async () => {
-    const datum: Datum = { modelInput: [1, 2, 3], targetTokens: [2, 3, 4], logprobs: [0, Math.log(0.5), Math.log(0.1)], advantages: [0, 1, -2], mask: [0, 1, 1] };
-    const learner = [-9, Math.log(0.25), Math.log(0.5)]; // ratios 0.5 and 5 (capped at 2)
-    const trainer = { forward: async (): Promise<ForwardBackwardResult> => ({ datums: 1, loss: null, logprobs: [learner] }) };
-    const result = await correctDelayedDatums(trainer, [datum], PPO, 2);
-    expect(result.datums[0]?.advantages[0]).toBe(0);
-    expect(result.datums[0]?.advantages[1]).toBeCloseTo(0.5, 10);
-    expect(result.datums[0]?.advantages[2]).toBeCloseTo(-4, 10);
-    expect(result.truncatedFraction).toBe(0.5);
-    expect(result.meanWeight).toBeCloseTo(1.25, 10);
-  });
-
-  it("rejects learner logprobs of the wrong length", async () => {
-    const datum: Datum = { modelInput: [1, 2], targetTokens: [2, 3], logprobs: [0, -1], advantages: [0, 1], mask: [0, 1] };
-    const trainer = { forward: async (): Promise<ForwardBackwardResult> => ({ datums: 1, loss: null, logprobs: [[-1]] }) };
-    await expect(correctDelayedDatums(trainer, [datum], PPO)).rejects.toThrow(/1 old logprobs for 2 target tokens/);
   });
 });

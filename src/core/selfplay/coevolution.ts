@@ -1,5 +1,4 @@
-import type { Datum, LossConfig, TrainingClient } from "../../spec/index.js";
-import { applyImportanceCorrection, DEFAULT_IMPORTANCE_CAP } from "../advantages/index.js";
+import type { Datum } from "../../spec/index.js";
 
 /** The co-evolution schedule keys (`config.schedule`). */
 export interface CoevolutionSchedule {
@@ -36,53 +35,6 @@ export function planStep(step: number, schedule: CoevolutionSchedule): StepPlan 
   const generates = (candidate: number) => candidate >= 1 && (candidate - 1) % schedule.designerEvery === 0;
   const source = step - schedule.designerDelay;
   return { step, solverUpdate: true, designerGenerates: generates(step), designerUpdateOf: generates(source) ? source : null };
-}
-
-/** Delayed Designer datums after truncated importance correction. */
-export interface DelayCorrection {
-  readonly datums: readonly Datum[];
-  /** Fraction of policy tokens whose ratio π_old/π_sample exceeded the cap. */
-  readonly truncatedFraction: number;
-  /** Mean per-token weight min(π_old/π_sample, C) over policy tokens (1 when there are none). */
-  readonly meanWeight: number;
-}
-
-/**
- * Corrects Designer datums sampled `designerDelay` policy versions ago (SPADE,
- * delayed Designer update): π_old is the current learner's logprob of each target
- * token, from a gradient-free `forward`; each policy token's advantage is multiplied
- * by `min(π_old / π_sample, C)` ({@link applyImportanceCorrection}).
- *
- * @param cap C. @default 2
- * @throws TrainerRequestError / TrainerUnavailableError from the backend
- * @throws TrainingDataError when the backend returns logprobs of the wrong length
- */
-export async function correctDelayedDatums(
-  trainer: Pick<TrainingClient, "forward">,
-  datums: readonly Datum[],
-  loss: LossConfig,
-  cap: number = DEFAULT_IMPORTANCE_CAP,
-): Promise<DelayCorrection> {
-  if (datums.length === 0) return { datums: [], truncatedFraction: 0, meanWeight: 1 };
-  const learner = await trainer.forward(datums, loss);
-  let truncated = 0;
-  let weightSum = 0;
-  let policyTokens = 0;
-  const corrected = datums.map((datum, index) => {
-    const correction = applyImportanceCorrection(datum, learner.logprobs?.[index] ?? [], cap);
-    datum.mask.forEach((flag, position) => {
-      if (flag !== 1) return;
-      policyTokens += 1;
-      weightSum += correction.weights[position] as number;
-      if (correction.truncated[position]) truncated += 1;
-    });
-    return correction.datum;
-  });
-  return {
-    datums: corrected,
-    truncatedFraction: policyTokens === 0 ? 0 : truncated / policyTokens,
-    meanWeight: policyTokens === 0 ? 1 : weightSum / policyTokens,
-  };
 }
 
 /**

@@ -120,6 +120,12 @@ describe("runDesignStep repair turns (scripted fake model, real gates)", () => {
     expect(result.design.repairs?.map((attempt) => attempt.completion)).toEqual([broken]);
   });
 
+  it("rejects a verbatim copy of the prompt's built-in example as a duplicate (Qwen2.5-Coder-0.5B answered a repair turn with it)", async () => {
+    const { result } = await step([`\`\`\`python\n${SCAFFOLD_EXAMPLE}\`\`\``], 0, ["static", "novelty"]);
+    expect(result.design.environmentId).toBeNull();
+    expect(result.design.verdicts.at(-1)).toMatchObject({ status: "reject", gate: "duplicate", reason: "duplicate", message: expect.stringMatching(/digit-sum .* shown in the prompt/) });
+  });
+
   it("rejects a copy of the prompt's own built-in example as a near-duplicate (the example joins the novelty pool)", async () => {
     const renamed = SCAFFOLD_EXAMPLE.replace('NAME = "digit-sum"', 'NAME = "sum-of-digits"').replace("Add the digits one at a time", "Add up the digits one at a time");
     const { result } = await step([`\`\`\`python\n${renamed}\`\`\``], 0, ["static", "novelty"]);

@@ -143,7 +143,7 @@ interface CompletionOutcome {
   readonly admitted?: EnvPackage;
 }
 
-/** Parses one completion, rejects exact copies of memory, and runs the admission gates (novelty pool: memory and the prompt's built-in example). */
+/** Parses one completion, rejects exact copies of memory and of the prompt's example, and runs the admission gates (novelty pool: memory and the prompt's built-in example). */
 async function evaluateCompletion(input: DesignStepInput, prompt: DesignerPrompt, completion: string): Promise<CompletionOutcome> {
   const { config, round, index } = input;
   const parsed = parseDesign(completion, {
@@ -158,15 +158,18 @@ async function evaluateCompletion(input: DesignStepInput, prompt: DesignerPrompt
   if (!parsed.ok) return { verdicts: [parsed.verdict] };
   const pkg = parsed.package;
   const id = packageId(pkg);
-  const copy = input.memory.find((record) => record.id === id);
+  const pool = [...input.memory.map((record) => record.package), ...promptExamplePackages(prompt)];
+  // the novelty gate leaves the candidate's own id out of the pool (re-admitting a stored package), so exact copies stop here
+  const copy = pool.find((entry) => packageId(entry) === id);
   if (copy !== undefined) {
-    return { verdicts: [{ status: "pass", gate: "parse" }, reject("duplicate", "duplicate", `the design is an exact copy of ${copy.package.manifest.name} (${id}) in memory`)] };
+    const where = input.memory.some((record) => record.id === id) ? "in memory" : "shown in the prompt";
+    return { verdicts: [{ status: "pass", gate: "parse" }, reject("duplicate", "duplicate", `the design is an exact copy of ${copy.manifest.name} (${id}) ${where}`)] };
   }
   const admission = await admit(pkg, input.gates, {
     ...input.admission,
     sandbox: input.sandbox,
     settings: config.admission,
-    pool: [...input.memory.map((record) => record.package), ...promptExamplePackages(prompt)],
+    pool,
     model: input.model,
     solver: {
       maxTurns: config.solver.maxTurns,

@@ -16,6 +16,7 @@ export * from "./round-report.js";
 export * from "./round.js";
 export * from "./run-selfplay.js";
 export * from "./coevolution.js";
+export * from "./off-policy-correction.js";
 export * from "./training-checkpoints.js";
 export * from "./training-step.js";
 export * from "./logprob-probe.js";

@@ -43,6 +43,8 @@ export interface RoundDependencies {
   readonly progress: ProgressListener;
   /** Fixed datum whose learner logprobs are measured before the first step and after each (none: no probe). */
   readonly probe?: Datum;
+  /** The policy samples on an inference engine, not the trainer's sampler (see `runTrainingStep`). @default false */
+  readonly engineSampled?: boolean;
   /** @default () => new Date() */
   readonly now?: () => Date;
 }
@@ -155,6 +157,7 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
     trainer: deps.trainer,
     pendingDesigner: (store.getMeta(PENDING_DESIGNER_META) as PendingDesignerDatums | undefined) ?? {},
     apply,
+    engineSampled: deps.engineSampled ?? false,
   });
   store.setMeta(PENDING_DESIGNER_META, training.pendingDesigner);
   const probe = deps.probe === undefined ? null : await measureProbe(deps.trainer, deps.probe, loss, store);
@@ -164,7 +167,13 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
     `policy version ${training.policyVersion}, ${training.datums} datums` + (probe === null ? "" : `, probe Δlogprob/token ${probe.deltaFromStart.toFixed(4)}`),
   );
   const report = buildRoundReport(round, designs, episodes, {
-    trainer: { name: deps.trainer.name, policyVersion: training.policyVersion, datums: training.datums, ...(probe === null ? {} : { probe }) },
+    trainer: {
+      name: deps.trainer.name,
+      policyVersion: training.policyVersion,
+      datums: training.datums,
+      ...(probe === null ? {} : { probe }),
+      ...(training.samplerMismatch === null ? {} : { samplerMismatch: training.samplerMismatch }),
+    },
     diagnostics: training.diagnostics,
     seconds: seconds(started),
     phaseSeconds: { solver: solverSeconds, designer: designerSeconds, training: seconds(trainingStarted) },

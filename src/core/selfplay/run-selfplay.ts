@@ -30,6 +30,8 @@ export interface SelfPlayRun {
   readonly progress?: ProgressListener;
   /** Logprob probe datum measured before the first step and after each (from `openTrainer`); none: no probe. */
   readonly probe?: Datum;
+  /** The policy samples on an inference engine (`OpenedTrainer.engineSampled`): datums are corrected against the trainer. @default false */
+  readonly engineSampled?: boolean;
   /** @default () => new Date() */
   readonly now?: () => Date;
 }
@@ -88,6 +90,7 @@ export async function runSelfPlay(run: SelfPlayRun): Promise<SelfPlayResult> {
       admission: run.admission,
       progress,
       ...(run.probe ? { probe: run.probe } : {}),
+      ...(run.engineSampled ? { engineSampled: true } : {}),
       ...(run.now ? { now: run.now } : {}),
     });
     const line = { kind: "round", round, trainer: report.trainer, seconds: report.seconds, phaseSeconds: report.phaseSeconds, diagnostics: report.diagnostics };

@@ -80,4 +80,24 @@ describe("runTrainingStep (recording trainer)", () => {
     expect(skipped.pendingDesigner).toEqual(applied.pendingDesigner);
     expect(skipped.policyVersion).toBe(0);
   });
+
+  it("with engineSampled corrects the Solver's datums against the trainer, replaces their logprobs and reports the mismatch", async () => {
+    const trainer = new RecordingTrainer();
+    const result = await runTrainingStep({ step: 1, episodes: [episode(1), episode(0)], designs: [], memory, config, trainer, pendingDesigner: {}, engineSampled: true });
+    expect(trainer.forwards).toBe(1);
+    // ratio 3 truncated at 2 on both action tokens; the datum now carries the trainer's logprobs
+    expect(trainer.batches[0]?.map((datum) => datum.advantages)).toEqual([[0, 0, 1, 1], [0, 0, -1, -1]]);
+    expect(trainer.batches[0]?.[0]?.logprobs.slice(2)).toEqual([-0.5 + Math.log(3), -0.25 + Math.log(3)]);
+    expect(result.samplerMismatch).toMatchObject({ tokens: 4, truncatedFraction: 1, meanWeight: 2 });
+    expect(result.samplerMismatch?.maxRatio).toBeCloseTo(3, 10);
+    expect(result.samplerMismatch?.klEstimate).toBeCloseTo(2 - Math.log(3), 10);
+  });
+
+  it("without engineSampled sends the Solver's sampling logprobs as they are and reports no mismatch", async () => {
+    const trainer = new RecordingTrainer();
+    const result = await runTrainingStep({ step: 1, episodes: [episode(1), episode(0)], designs: [], memory, config, trainer, pendingDesigner: {} });
+    expect(trainer.forwards).toBe(0);
+    expect(trainer.batches[0]?.[0]?.logprobs.slice(2)).toEqual([-0.5, -0.25]);
+    expect(result.samplerMismatch).toBeNull();
+  });
 });

@@ -13,7 +13,8 @@ import {
   type TokenTrajectory,
 } from "../advantages/index.js";
 import { classifyDesignFailure, solverRewardOfEpisode } from "../rewards/index.js";
-import { correctDelayedDatums, planStep, scheduleDesignerDatums, type PendingDesignerDatums } from "./coevolution.js";
+import { planStep, scheduleDesignerDatums, type PendingDesignerDatums } from "./coevolution.js";
+import { correctOffPolicyDatums, type OffPolicyCorrection } from "./off-policy-correction.js";
 
 /** What {@link runTrainingStep} works on. */
 export interface TrainingStepInput {
@@ -34,6 +35,30 @@ export interface TrainingStepInput {
    * recomputed (deterministically) so the pending datums and diagnostics match. @default true
    */
   readonly apply?: boolean;
+  /**
+   * The round's samples came from an inference engine, not from the trainer's own sampler
+   * (`trainer.sampler` "engine"): their logprobs are the engine's (tempered, quantised), so every
+   * datum is corrected against the trainer before the update ({@link correctOffPolicyDatums} with
+   * `replaceLogprobs`) and the mismatch is reported. @default false
+   */
+  readonly engineSampled?: boolean;
+}
+
+/**
+ * The engine–trainer mismatch of one step, over its Solver datums (sampled with the policy version
+ * being updated, so the ratio measures the engine alone: quantisation, temperature, penalties).
+ */
+export interface SamplerMismatch {
+  /** Policy tokens measured. */
+  readonly tokens: number;
+  /** Mean per-token KL(engine ‖ trainer) estimate, nats (k3). */
+  readonly klEstimate: number;
+  /** Largest ratio π_trainer / π_engine of a sampled token. */
+  readonly maxRatio: number;
+  /** Fraction of policy tokens whose ratio was truncated at the importance cap. */
+  readonly truncatedFraction: number;
+  /** Mean truncated importance weight folded into the advantages. */
+  readonly meanWeight: number;
 }
 
 /** What {@link runTrainingStep} reports. */
@@ -51,6 +76,8 @@ export interface TrainingStepResult {
     readonly importanceWeightMean: number;
     readonly importanceTruncatedFraction: number;
   };
+  /** Engine–trainer mismatch of this step's Solver datums; null unless `engineSampled` (or nothing was applied). */
+  readonly samplerMismatch: SamplerMismatch | null;
   /** Designer datums still waiting after this step (store them). */
   readonly pendingDesigner: PendingDesignerDatums;
   readonly diagnostics: StepDiagnostics;
@@ -70,6 +97,12 @@ export interface TrainingStepResult {
  * advantages corrected by truncated importance sampling against the current learner
  * (`correctDelayedDatums`, when the backend has `forward`). Both roles' datums go into
  * one `forwardBackward` (same weights, separate advantages), then one `optimStep`.
+ *
+ * With `engineSampled` (the policy sampled on an inference engine) every datum's logprobs are the
+ * engine's, so the Solver's datums are corrected too and every corrected datum carries the
+ * trainer's π_old as its logprobs (truncated importance sampling against the training–inference
+ * mismatch, {@link correctOffPolicyDatums}); `samplerMismatch` reports KL, largest ratio and
+ * truncation.
  *
  * @throws TrainingDataError when a recorded trajectory is inconsistent
  * @throws TrainerRequestError / TrainerUnavailableError from the backend
@@ -118,11 +151,14 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<Trainin
   const generated: Datum[] = built.datums.filter((entry) => entry.role === "designer").map((entry) => entry.datum);
   const { pending, due } = scheduleDesignerDatums(input.pendingDesigner, plan, generated);
   const apply = input.apply ?? true;
-  const correction =
-    apply && due.length > 0 && trainer.forward !== undefined
-      ? await correctDelayedDatums({ forward: trainer.forward.bind(trainer) }, due, loss)
-      : { datums: due, truncatedFraction: 0, meanWeight: 1 };
-  const solverDatums = built.datums.filter((entry) => entry.role === "solver").map((entry) => entry.datum);
+  const forward = apply && trainer.forward !== undefined ? { forward: trainer.forward.bind(trainer) } : null;
+  const engineSampled = (input.engineSampled ?? false) && forward !== null;
+  const unchanged = (datums: readonly Datum[]): OffPolicyCorrection => ({ datums, policyTokens: 0, truncatedFraction: 0, meanWeight: 1, klEstimate: 0, maxRatio: 1 });
+  // delayed Designer datums are off-policy whatever sampled them; the Solver's only when an engine did
+  const correction = forward !== null && due.length > 0 ? await correctOffPolicyDatums(forward, due, loss, { replaceLogprobs: engineSampled }) : unchanged(due);
+  const solverBuilt = built.datums.filter((entry) => entry.role === "solver").map((entry) => entry.datum);
+  const solver = engineSampled && forward !== null ? await correctOffPolicyDatums(forward, solverBuilt, loss, { replaceLogprobs: true }) : unchanged(solverBuilt);
+  const solverDatums = solver.datums;
   const batch = [...solverDatums, ...correction.datums];
   let policyVersion = trainer.policyVersion;
   if (apply) {
@@ -140,7 +176,9 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<Trainin
       importanceWeightMean: correction.meanWeight,
       importanceTruncatedFraction: correction.truncatedFraction,
     },
+    samplerMismatch: engineSampled ? { tokens: solver.policyTokens, klEstimate: solver.klEstimate, maxRatio: solver.maxRatio, truncatedFraction: solver.truncatedFraction, meanWeight: solver.meanWeight } : null,
     pendingDesigner: pending,
     diagnostics: stepDiagnostics({ step: input.step, advantages, datums: built.datums, designs: designInputs, missing: built.missing, zeroAdvantage: built.zeroAdvantage }),
   };
 }
+

@@ -1,0 +1,80 @@
+import type { Datum, LossConfig, TrainingClient } from "../../spec/index.js";
+import { applyImportanceCorrection, DEFAULT_IMPORTANCE_CAP } from "../advantages/index.js";
+
+/** Options of {@link correctOffPolicyDatums}. */
+export interface OffPolicyCorrectionOptions {
+  /** C of the truncated weight `min(π_old / π_sample, C)`. @default {@link DEFAULT_IMPORTANCE_CAP} */
+  readonly cap?: number;
+  /**
+   * Replace each datum's logprobs by π_old, so the trainer's ratio `π_θ / π_old` starts at 1 and
+   * the sampler's distribution enters only through the truncated weight (decoupled PPO; the
+   * training–inference mismatch correction of fully-async RL systems). Needed when the sampler's
+   * logprobs are not the trainer's (an inference engine sampling at a temperature other than 1, or
+   * with a repetition penalty, on quantised weights). When false the datum keeps the sampling
+   * logprobs (SPADE's delayed Designer update). @default false
+   */
+  readonly replaceLogprobs?: boolean;
+}
+
+/** What {@link correctOffPolicyDatums} did and measured. */
+export interface OffPolicyCorrection {
+  readonly datums: readonly Datum[];
+  /** Policy tokens (mask 1) the statistics are over. */
+  readonly policyTokens: number;
+  /** Fraction of policy tokens whose ratio π_old/π_sample exceeded the cap (0 when there are none). */
+  readonly truncatedFraction: number;
+  /** Mean per-token weight min(π_old/π_sample, C) over policy tokens (1 when there are none). */
+  readonly meanWeight: number;
+  /**
+   * Mean per-token estimate of KL(π_sample ‖ π_old), nats: Schulman's k3 estimator
+   * `(r − 1) − log r`, r = π_old/π_sample, unbiased and never negative (0 when there are no tokens).
+   */
+  readonly klEstimate: number;
+  /** Largest raw ratio π_old/π_sample over policy tokens (1 when there are none). */
+  readonly maxRatio: number;
+}
+
+/**
+ * Off-policy correction of datums whose sampling logprobs are not those of the policy being
+ * updated: π_old is the current learner's logprob of each target token from one gradient-free
+ * `forward`, and each policy token's advantage is multiplied by `min(π_old / π_sample, C)`
+ * ({@link applyImportanceCorrection}). Two uses, one mechanism: Designer datums sampled
+ * `designerDelay` policy versions ago (SPADE, delayed Designer update), and datums sampled on an
+ * inference engine whose distribution differs from the trainer's (truncated importance sampling
+ * against the training–inference mismatch, Yao et al. 2025, "Your efficient RL framework secretly
+ * brings you off-policy RL training"; with `replaceLogprobs`).
+ *
+ * @throws TrainerRequestError / TrainerUnavailableError from the backend
+ * @throws TrainingDataError when the backend returns logprobs of the wrong length
+ */
+export async function correctOffPolicyDatums(
+  trainer: Pick<TrainingClient, "forward">,
+  datums: readonly Datum[],
+  loss: LossConfig,
+  options: OffPolicyCorrectionOptions = {},
+): Promise<OffPolicyCorrection> {
+  const cap = options.cap ?? DEFAULT_IMPORTANCE_CAP;
+  if (datums.length === 0) return { datums: [], policyTokens: 0, truncatedFraction: 0, meanWeight: 1, klEstimate: 0, maxRatio: 1 };
+  const learner = await trainer.forward(datums, loss);
+  let truncated = 0;
+  let weightSum = 0;
+  let klSum = 0;
+  let maxRatio = 0;
+  let policyTokens = 0;
+  const corrected = datums.map((datum, index) => {
+    const old = learner.logprobs?.[index] ?? [];
+    const correction = applyImportanceCorrection(datum, old, cap);
+    datum.mask.forEach((flag, position) => {
+      if (flag !== 1) return;
+      const logRatio = (old[position] as number) - (datum.logprobs[position] as number);
+      policyTokens += 1;
+      weightSum += correction.weights[position] as number;
+      klSum += Math.expm1(logRatio) - logRatio;
+      maxRatio = Math.max(maxRatio, Math.exp(logRatio));
+      if (correction.truncated[position]) truncated += 1;
+    });
+    return options.replaceLogprobs ? { ...correction.datum, logprobs: [...old] } : correction.datum;
+  });
+  if (policyTokens === 0) return { datums: corrected, policyTokens, truncatedFraction: 0, meanWeight: 1, klEstimate: 0, maxRatio: 1 };
+  return { datums: corrected, policyTokens, truncatedFraction: truncated / policyTokens, meanWeight: weightSum / policyTokens, klEstimate: klSum / policyTokens, maxRatio };
+}
