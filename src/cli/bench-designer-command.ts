@@ -28,6 +28,8 @@ export interface BenchDesignerFlags {
   readonly repetitionPenalty?: number;
   /** Override `designer.format`. */
   readonly format?: "scaffold" | "class";
+  /** Override `designer.grammar`. */
+  readonly grammar?: boolean;
   /** A `.jsonl` file to append every design record to (completions, verdicts, repair attempts), one line each. */
   readonly out?: string;
 }
@@ -39,6 +41,8 @@ export interface DesignerBenchResult extends DesignFunnel {
   readonly repairTurns: number;
   readonly repetitionPenalty: number;
   readonly repairMode: string;
+  /** Whether the scaffold grammar constrained the replies (`designer.grammar`). */
+  readonly grammar: boolean;
   readonly gates: readonly string[];
   /** Designs with an attempt whose package is a near-copy (text similarity ≥ `admission.textSimilarity`) of an example the prompt showed. */
   readonly nearCopies: number;
@@ -92,6 +96,7 @@ function flagDesigner(flags: BenchDesignerFlags): Record<string, unknown> {
     ...(flags.format === undefined ? {} : { format: flags.format }),
     ...(flags.repetitionPenalty === undefined ? {} : { repetitionPenalty: flags.repetitionPenalty }),
     ...(flags.repairMode === undefined ? {} : { repairMode: flags.repairMode }),
+    ...(flags.grammar === undefined ? {} : { grammar: flags.grammar }),
   };
 }
 
@@ -168,6 +173,7 @@ export async function benchDesignerCommand(flags: BenchDesignerFlags, write: (te
     repairTurns: config.designer.repairTurns,
     repetitionPenalty: config.designer.repetitionPenalty,
     repairMode: config.designer.repairMode,
+    grammar: config.designer.grammar,
     gates: gates.map((gate) => gate.name),
     ...designFunnel(designs),
     nearCopies,
@@ -182,7 +188,7 @@ export async function benchDesignerCommand(flags: BenchDesignerFlags, write: (te
     return 0;
   }
   const percent = (part: number, whole: number) => (whole === 0 ? "-" : `${Math.round((100 * part) / whole)} %`);
-  write(`designer bench: ${result.model}, format ${result.format}, repair turns ${result.repairTurns} (${result.repairMode}), repetition penalty ${result.repetitionPenalty}; gates ${result.gates.join(", ")}\n`);
+  write(`designer bench: ${result.model}, format ${result.format}, repair turns ${result.repairTurns} (${result.repairMode}), repetition penalty ${result.repetitionPenalty}, grammar ${result.grammar ? "on" : "off"}; gates ${result.gates.join(", ")}\n`);
   write(`machine: ${availableParallelism()} cores, load average ${loadavg().map((value) => value.toFixed(2)).join(" ")}\n`);
   write(`designs ${result.designs}: parsed ${result.parsed} (${percent(result.parsed, result.designs)}; first attempt ${result.parsedFirstAttempt}), admitted ${result.admitted} (${percent(result.admitted, result.designs)}; first attempt ${result.admittedFirstAttempt}), mean attempts ${result.meanAttempts.toFixed(2)}\n`);
   write(`per stage (final verdicts): ${Object.entries(result.perGate).map(([gate, count]) => `${gate} ${count.passed}/${count.ran}`).join(", ")}\n`);

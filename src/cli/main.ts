@@ -70,6 +70,7 @@ program
   .option("--benchmarks <path>", "benchmark texts for decontamination, .jsonl or folder (config: admission.benchmarkPath)")
   .option("--config <file>", "JSON config file (see README, Configuration)")
   .option("--eval <dir>", "evaluate every labelled fixture folder in <dir> and the seed environments")
+  .option("--pool <dir...>", "package folders (or folders of them) added to the novelty pool beside the ten seeds")
   .addHelpText("after", "\nExit codes: 0 admitted (--eval: full detection, no false rejections); 1 rejected (--eval: anything missed); 2 usage or I/O error.")
   .action(async (path: string | undefined, flags) => {
     if (flags.eval !== undefined) {
@@ -111,6 +112,7 @@ bench
   .option("--repair-mode <m>", "conversation | restart (config: designer.repairMode)", choice("--repair-mode", ["conversation", "restart"]))
   .option("--format <f>", "scaffold | class (config: designer.format)", choice("--format", ["scaffold", "class"]))
   .option("--repetition-penalty <x>", "repetition penalty strength 0-1 (config: designer.repetitionPenalty)", fraction("--repetition-penalty"))
+  .option("--grammar", "constrain scaffolded replies with the scaffold grammar (config: designer.grammar)")
   .option("--config <file>", "config file over the bench defaults")
   .option("--out <file>", "append every design (completions, verdicts, repair attempts) to this .jsonl file")
   .option("--json", "print JSON")

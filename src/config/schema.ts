@@ -108,6 +108,13 @@ export const ConfigSchema = z
          */
         repetitionPenalty: z.number().min(0).max(1).default(0),
         /**
+         * Constrain scaffolded Designer replies with the scaffold grammar (`SCAFFOLD_GRAMMAR`, GBNF): the fences,
+         * the manifest constants and `generate`/`render`/`solve` cannot be left out. Enforced by the embedded
+         * llama.cpp engine (directly or as the engine sampler); other providers ignore it; not used with `format`
+         * "class". @default false
+         */
+        grammar: z.boolean().default(false),
+        /**
          * Repair turns per design: the first failing verdict (reason, message, evidence) goes back to the Designer
          * as the next user message, up to this many times; the whole conversation is the Designer's trajectory and
          * the final verdict gives its reward. 0 = one attempt. @default 2

@@ -18,6 +18,12 @@ export interface GenerateOptions {
    * completion's last 512 tokens, sequences of up to 4 tokens free; other providers ignore it. @default 0 (off)
    */
   readonly repetitionPenalty?: number;
+  /**
+   * A GBNF grammar (llama.cpp's grammar format) the completion must follow, e.g. the scaffold's
+   * (`SCAFFOLD_GRAMMAR`). The embedded llama.cpp provider and the engine policy enforce it (the
+   * logprobs are then those of the constrained distribution); other providers ignore it. @default none
+   */
+  readonly grammar?: string;
   /** Aborts the request; the promise rejects with a {@link ModelRequestError}. */
   readonly signal?: AbortSignal;
 }

@@ -4,6 +4,8 @@ import {
   getLlama,
   LlamaLogLevel,
   LlamaChatSession,
+  LlamaGrammarEvaluationState,
+  type LlamaGrammar,
   type ChatHistoryItem,
   type Llama,
   type LlamaContext,
@@ -88,6 +90,8 @@ export class LlamaCppModel implements LanguageModel {
   /** Adapter files loaded into the current model: resolved path → size and mtime when loaded. */
   private loadedAdapters = new Map<string, string>();
   private loadedBytes = 0;
+  /** Compiled grammars by their GBNF text (a run uses one or two). */
+  private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
 
   private constructor(
     readonly id: string,
@@ -255,7 +259,9 @@ export class LlamaCppModel implements LanguageModel {
       const logprobs: number[] = [];
       let finishReason: TokenSample["finishReason"] = "length";
       if (options.maxTokens > 0) {
+        const grammar = options.grammar === undefined ? undefined : await this.grammarOf(options.grammar);
         const stream = sequence.evaluateWithMetadata(promptTokens.slice(sequence.nextTokenIndex) as Token[], { confidence: true }, {
+          ...(grammar === undefined ? {} : { grammarEvaluationState: new LlamaGrammarEvaluationState({ model: this.model, grammar }) }),
           temperature: options.temperature,
           topK: 0,
           topP: 1,
@@ -303,7 +309,9 @@ export class LlamaCppModel implements LanguageModel {
     const session = new LlamaChatSession({ contextSequence: this.sequence, autoDisposeSequence: false });
     try {
       session.setChatHistory(toHistory(messages.slice(0, -1)));
+      const grammar = options.grammar === undefined ? undefined : await this.grammarOf(options.grammar);
       const result = await session.promptWithMeta(last.content, {
+        ...(grammar === undefined ? {} : { grammar }),
         maxTokens: options.maxTokens,
         temperature: options.temperature,
         ...(options.seed === undefined ? {} : { seed: options.seed }),
@@ -324,6 +332,22 @@ export class LlamaCppModel implements LanguageModel {
     } finally {
       session.dispose({ disposeSequence: false });
     }
+  }
+
+  /**
+   * The compiled grammar of a GBNF text (cached).
+   * @throws ModelRequestError (not retryable) when llama.cpp rejects the grammar
+   */
+  private grammarOf(gbnf: string): Promise<LlamaGrammar> {
+    let grammar = this.grammars.get(gbnf);
+    if (grammar === undefined) {
+      grammar = this.llama.createGrammar({ grammar: gbnf }).catch((error: unknown) => {
+        this.grammars.delete(gbnf);
+        throw new ModelRequestError(`llama.cpp rejected the grammar: ${(error as Error).message}`, { cause: error });
+      });
+      this.grammars.set(gbnf, grammar);
+    }
+    return grammar;
   }
 
   async close(): Promise<void> {

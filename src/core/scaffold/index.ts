@@ -7,3 +7,4 @@
 export { SCAFFOLD_ENVIRONMENT, SCAFFOLD_MARKER, SCAFFOLD_ORACLE } from "./template.js";
 export { SCAFFOLD_FUNCTIONS, authoredSource, expandScaffold, isScaffoldOracle, isScaffoldSource, missingScaffoldFunctions } from "./expand-scaffold.js";
 export { readModuleConstants, type PythonLiteral } from "./module-constants.js";
+export { SCAFFOLD_GRAMMAR } from "./grammar.js";

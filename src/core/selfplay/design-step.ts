@@ -23,6 +23,7 @@ import {
   scoreDesign,
   type LearningPotentialState,
 } from "../rewards/index.js";
+import { SCAFFOLD_GRAMMAR } from "../scaffold/index.js";
 import { seededRandom } from "../rollout/index.js";
 import { playWithAndWithoutHint, scoreHintPlays } from "./calibrate.js";
 import { buildDesignerPrompt, promptExamplePackages, type DesignerPrompt } from "./designer-prompt.js";
@@ -107,6 +108,7 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
         maxTokens: config.designer.maxTokens,
         temperature: config.designer.temperature,
         ...(config.designer.repetitionPenalty > 0 ? { repetitionPenalty: config.designer.repetitionPenalty } : {}),
+        ...(config.designer.grammar && prompt.format === "scaffold" ? { grammar: SCAFFOLD_GRAMMAR } : {}),
         seed: deriveSeed(config.seed, round, "design-sampling", index) + turn,
       });
       completion = generation.text;

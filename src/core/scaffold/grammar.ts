@@ -1,0 +1,26 @@
+/**
+ * GBNF grammar (llama.cpp's grammar format) of a scaffolded design reply: one fenced python
+ * block that starts with optional imports and the manifest constants `NAME` (a lowercase slug),
+ * `TITLE`, `DESCRIPTION`, `HINT` (one-line strings) and `SKILLS` (one to five lowercase strings),
+ * then defines `generate(rng)`, `render(instance)` and `solve(instance)` at module level, in that
+ * order, with any helper functions, constants, imports, comments and blank lines between them;
+ * the reply ends with the closing fence. Function bodies are free text indented by four spaces,
+ * so the grammar fixes the fences, the manifest and the required definitions (what small models
+ * break: a missing function, a renamed one, prose after the block) and leaves the code to the model.
+ * Used when `designer.grammar` is on and the provider enforces grammars (the embedded llama.cpp
+ * engine); the parser accepts every reply it allows.
+ */
+export const SCAFFOLD_GRAMMAR = String.raw`root ::= "` + "```" + String.raw`python\n" header body "` + "```" + String.raw`"
+header ::= importline* "NAME = \"" slug "\"\n" "TITLE = \"" text "\"\n" "DESCRIPTION = \"" text "\"\n" "HINT = \"" text "\"\n" "SKILLS = [" skill (", " skill){0,4} "]\n"
+slug ::= [a-z] [a-z0-9-]{1,39}
+text ::= [^"\\\n]+
+skill ::= "\"" [a-z] [a-z0-9 _-]{0,29} "\""
+body ::= part* "def generate(rng):\n" block part* "def render(instance):\n" block part* "def solve(instance):\n" block part*
+part ::= "\n" | comment | importline | constant | function
+comment ::= "#" [^\n]* "\n"
+importline ::= ("import " | "from ") [a-zA-Z_] [^\n]* "\n"
+constant ::= [A-Z] [A-Z0-9_]* " = " [^\n]+ "\n"
+function ::= "def " [a-z_] [a-zA-Z0-9_]* "(" [^\n]* "\n" block
+block ::= line (line | "\n")*
+line ::= "    " [^\n]* "\n"
+`;
