@@ -35,6 +35,10 @@ export function formatSummary(reports: readonly RoundReport[], details: { model:
     lines.push("No design was admitted: small models rarely write a working environment; try --model embedded:qwen2.5-coder-1.5b (ENVFORGE_MODELS=qwen2.5-coder-1.5b ./scripts/setup.sh) or a larger model.");
   }
   const trainer = reports.at(-1)?.trainer;
+  // the last step that trained Solver tokens sampled on the engine (a step of only delayed Designer datums measures none)
+  const measured = reports.filter((report) => (report.trainer.samplerMismatch?.tokens ?? 0) > 0).at(-1);
+  const mismatch = measured?.trainer.samplerMismatch;
+  const mismatchRound = measured?.round;
   lines.push(
     trainer === undefined
       ? "trainer: n/a"
@@ -44,9 +48,9 @@ export function formatSummary(reports: readonly RoundReport[], details: { model:
           (trainer.probe === undefined
             ? ""
             : `; probe logprob ${trainer.probe.meanLogprob.toFixed(4)}/token, change since the start ${signed(trainer.probe.deltaFromStart)}/token over ${plural(trainer.probe.tokens, "token")}`) +
-          (trainer.samplerMismatch === undefined
+          (mismatch === undefined
             ? ""
-            : `; sampled on llama.cpp, engine–trainer KL ${trainer.samplerMismatch.klEstimate.toFixed(4)}/token, ${(100 * trainer.samplerMismatch.truncatedFraction).toFixed(1)} % of tokens truncated`),
+            : `; sampled on llama.cpp, engine–trainer KL ${mismatch.klEstimate.toFixed(4)}/token over ${plural(mismatch.tokens, "Solver token")} (step ${mismatchRound}), ${(100 * mismatch.truncatedFraction).toFixed(1)} % truncated`),
   );
   lines.push(`store: ${details.out}/envforge.db  report: ${details.reportPath}`);
   return lines.join("\n");

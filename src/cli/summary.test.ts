@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import type { RoundReport } from "../spec/index.js";
+import { formatSummary } from "./summary.js";
+
+const details = { model: "embedded", out: "/tmp/run", reportPath: "/tmp/run/report.json", environments: 10 };
+function report(round: number, samplerMismatch?: NonNullable<RoundReport["trainer"]["samplerMismatch"]>): RoundReport {
+  return {
+    round,
+    proposed: 0,
+    admitted: 0,
+    rejected: {},
+    solver: { episodes: 8, winRateNoHint: 0, winRateHint: 0 },
+    designer: { meanReward: null },
+    trainer: { name: "reference", policyVersion: round, datums: 6, ...(samplerMismatch ? { samplerMismatch } : {}) },
+    diagnostics: {},
+    errors: {},
+    seconds: 1,
+  };
+}
+
+describe("formatSummary", () => {
+  it("gives the engine–trainer mismatch of the last step that trained Solver tokens, not a step of only Designer datums", () => {
+    const text = formatSummary(
+      [report(1, { tokens: 504, klEstimate: 0.1241, maxRatio: 31.6, truncatedFraction: 0.0198, meanWeight: 0.93 }), report(2, { tokens: 0, klEstimate: 0, maxRatio: 1, truncatedFraction: 0, meanWeight: 1 })],
+      details,
+    );
+    expect(text).toContain("sampled on llama.cpp, engine–trainer KL 0.1241/token over 504 Solver tokens (step 1), 2.0 % truncated");
+  });
+
+  it("says nothing about the engine when the policy sampled on the trainer", () => {
+    expect(formatSummary([report(1)], details)).not.toContain("llama.cpp");
+  });
+});
