@@ -139,8 +139,8 @@ class RoomCode:
 const CODE_ORACLE = "def act(env, observation):\n    return \"Code: 4172\"\n";
 
 const fixtures = [];
-function add(name, expected, why, { manifest = SUM_MANIFEST, env = sumEnv(), oracle = SUM_ORACLE, manifestText } = {}) {
-  fixtures.push({ name, expected, why, manifest: { ...manifest, name: manifest.name }, env, oracle, manifestText });
+function add(name, expected, why, { manifest = SUM_MANIFEST, env = sumEnv(), oracle = SUM_ORACLE, manifestText, pool } = {}) {
+  fixtures.push({ name, expected, why, manifest: { ...manifest, name: manifest.name }, env, oracle, manifestText, pool });
 }
 const sum = (overrides) => ({ env: sumEnv(overrides) });
 const counter = (overrides, manifest = COUNTER_MANIFEST) => ({ manifest, env: counterEnv(overrides), oracle: COUNTER_ORACLE });
@@ -177,6 +177,8 @@ add("hang-on-odd-action", ["executable", "step_failed"], "step() loops forever o
 add("nan-reward", ["executable", "invalid_step_result"], "wrong answers earn NaN", { env: sumEnv().replace("1.0 if correct else 0.0", "1.0 if correct else float('nan')") });
 add("infinite-reward", ["executable", "invalid_step_result"], "wrong answers earn -inf", { env: sumEnv().replace("1.0 if correct else 0.0", "1.0 if correct else float('-inf')") });
 add("observation-not-string", ["executable", "invalid_step_result"], "step() returns the verdict as a bool", { env: sumEnv().replace('("Correct." if correct else "Wrong.", ', "(correct, ") });
+add("huge-int-reward", ["executable", "invalid_step_result"], "wrong answers earn 10**400, an int beyond the float range (a protocol violation, not a harness crash)", { env: sumEnv().replace("1.0 if correct else 0.0", "1.0 if correct else 10 ** 400") });
+add("terminal-escapes-in-error", ["executable", "reset_failed"], "reset() raises with ANSI/OSC escapes in the message (title change, screen clear); admit must print them escaped", sum({ reset: "        raise RuntimeError('\\x1b]0;owned\\x07\\x1b[2J\\x1b[31mred alert\\x9b0m')" }));
 add("step-returns-four-values", ["executable", "invalid_step_result"], "step() returns a 4-tuple (old Gym API)", { env: sumEnv().replace(', True, False, {"correct": correct})', ', True, {"correct": correct})') });
 add("reward-above-range", ["executable", "reward_out_of_range"], "wrong answers earn 5 in a [0, 1] task", { env: sumEnv().replace("1.0 if correct else 0.0", "1.0 if correct else 5.0") });
 add("reward-below-range", ["executable", "reward_out_of_range"], "wrong answers earn -1 in a [0, 1] task", { env: sumEnv().replace("1.0 if correct else 0.0", "1.0 if correct else -1.0") });
@@ -187,9 +189,23 @@ add("unbounded-episode", ["executable", "unbounded_episode"], "the counter never
 add("nondeterministic-clock", ["deterministic", "nondeterministic"], "numbers come from the wall clock", sum({ header: "import random\nimport re\nimport time\n", reset: "        rng = random.Random(seed + time.time_ns())\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"" }));
 add("nondeterministic-os-random", ["deterministic", "nondeterministic"], "numbers come from os.urandom", sum({ header: "import os\nimport random\nimport re\n", reset: "        self.numbers = [10 + b % 90 for b in os.urandom(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"" }));
 add("nondeterministic-system-random", ["deterministic", "nondeterministic"], "numbers come from random.SystemRandom", sum({ reset: "        rng = random.SystemRandom()\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"" }));
-add("state-leaks-across-episodes", null, "a class attribute counts episodes and would shift the numbers, but every episode is a fresh fork of the template, so it cannot carry state across episodes (a sandbox guarantee, kept as a regression fixture)", sum({ reset: "        NumberSum.episodes = getattr(NumberSum, 'episodes', 0) + 1\n        rng = random.Random(seed + NumberSum.episodes)\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"" }));
+add("state-leaks-across-episodes", ["deterministic", "history_dependent"], "a class attribute counts episodes and shifts the numbers: fork-per-episode hides it, but reset(seed) on a reused instance (the environment server, TRL, verl) gives another episode", sum({ reset: "        NumberSum.episodes = getattr(NumberSum, 'episodes', 0) + 1\n        rng = random.Random(seed + NumberSum.episodes)\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"" }));
 add("nondeterministic-feedback", ["deterministic", "nondeterministic"], "step feedback quotes the clock", counter({ extraStep: "        import time\n", feedback: "f\"Counter at {self.value}; target {self.target} (clock {time.perf_counter_ns()}).\"" }));
 add("reset-hangs-on-seed-5", ["deterministic", "reset_failed"], "reset loops forever on seed 5, beyond the executable gate's probe seeds", sum({ reset: "        while seed == 5:\n            pass\n        rng = random.Random(seed)\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"" }));
+// issue 17: holes an outside suite of broken environments found
+add("seed-clamped", ["deterministic", "seeds_identical"], "the seed is clamped to 100, so every training seed above it serves the same instance (seeds 0-7 all differ)", sum({ reset: "        rng = random.Random(min(seed, 100))\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"" }));
+add("history-solved-count", ["deterministic", "history_dependent"], "the instance counts solved episodes in __init__ state that reset() never clears, and shows the count", sum({
+  reset: "        if not hasattr(self, 'solved'):\n            self.solved = 0\n        rng = random.Random(seed)\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return f'Solved so far: {self.solved}. Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"",
+  score: "        match = re.fullmatch(r\"\\s*Answer:\\s*(-?\\d+)\\s*\", action)\n        correct = match is not None and int(match.group(1)) == self.answer\n        self.solved += 1 if correct else 0",
+}));
+add("history-module-log", ["deterministic", "history_dependent"], "a module-level list of past seeds shifts the instance of every later reset", sum({
+  extra: "PAST_SEEDS = []\n",
+  reset: "        PAST_SEEDS.append(seed)\n        rng = random.Random(seed * 31 + len(PAST_SEEDS))\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"",
+}));
+add("clock-on-winning-path", ["deterministic", "nondeterministic"], "only a right answer's reward reads the clock (a speed bonus); probe actions never win, the oracle's replayed episode does", {
+  manifest: { ...SUM_MANIFEST, passThreshold: 0.9, description: "The first observation lists five two-digit numbers. The agent replies once with 'Answer: <total>'. A right total earns 0.9 plus a small speed bonus; anything else 0." },
+  env: sumEnv({ header: "import random\nimport re\nimport time\n" }).replace("1.0 if correct else 0.0", "0.9 + (time.perf_counter_ns() % 997) / 10000 if correct else 0.0"),
+});
 add("every-seed-identical", ["deterministic", "seeds_identical"], "reset ignores the seed", sum({ reset: "        rng = random.Random(1234)\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"" }));
 add("seeds-two-variants", ["deterministic", "seeds_identical"], "only the seed's parity matters", sum({ reset: "        rng = random.Random(seed % 2)\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = sum(self.numbers)\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Reply 'Answer: <total>'.\"" }));
 
@@ -199,6 +215,7 @@ add("oracle-wrong-on-odd-seeds", ["oracle", "oracle_failed"], "the oracle only k
 add("oracle-crashes", ["oracle", "oracle_error"], "the oracle reads a missing attribute", { oracle: "def act(env, observation):\n    return f\"Answer: {env.total}\"\n" });
 add("oracle-returns-int", ["oracle", "oracle_error"], "the oracle returns an int, not text", { oracle: "def act(env, observation):\n    return env.answer\n" });
 add("oracle-too-slow", ["oracle", "oracle_too_slow"], "the oracle waits six turns before moving", { ...counter({}), oracle: "def act(env, observation):\n    if env.turns < 6:\n        return \"wait\"\n    return \"inc\" if env.value < env.target else \"dec\"\n" });
+add("reward-above-range-on-oracle-path", ["oracle", "reward_out_of_range"], "a right answer pays 1.5 when the total is odd: only the oracle's path leaves [0, 1], and clipping would hide it", { env: sumEnv().replace("1.0 if correct else 0.0", "(1.5 if self.answer % 2 else 1.0) if correct else 0.0") });
 add("unwinnable-reward", ["oracle", "oracle_failed"], "the best reward is 0.5 below the threshold of 1", { env: sumEnv().replace("1.0 if correct else 0.0", "0.5 if correct else 0.0") });
 
 // 5 negative controls
@@ -217,11 +234,68 @@ add("off-by-one-tolerated", ["scorer-contract", "perturbed_answer_accepted"], "t
 add("percent-tolerance", ["scorer-contract", "perturbed_answer_accepted"], "totals within 1% are accepted", sum({ score: "        match = re.fullmatch(r'\\s*Answer:\\s*(-?\\d+)\\s*', action)\n        correct = match is not None and abs(int(match.group(1)) - self.answer) <= 0.01 * self.answer" }));
 add("counter-first-letter-parsing", ["scorer-contract", "perturbed_answer_accepted"], "commands are read by their first letter, so a misspelt command still counts", counter({ move: "        command = action.strip().lower()[:1]\n        if command == 'i':\n            self.value += 1\n        elif command == 'd':\n            self.value -= 1" }));
 
+// candidate lists in the answer's own format (issue 17)
+add("answer-among-candidates", ["scorer-contract", "perturbed_answer_accepted"], "accepts a reply of numbers only if the total is among them ('Answer: 254 255 256'); words around the answer are refused, so the extra-text probe passes", sum({ score: "        match = re.fullmatch(r'\\s*Answer:\\s*([\\d\\s,]+?)\\s*', action)\n        correct = match is not None and self.answer in [int(n) for n in re.findall(r'\\d+', match.group(1))]" }));
+{
+  const HUNT_MANIFEST = {
+    ...COUNTER_MANIFEST,
+    name: "number-hunt",
+    title: "Hunt the hidden number",
+    description: "A number from 1 to N (40 to 60, stated) is hidden. Each turn the agent replies 'Guess: <n>' and hears 'higher' or 'lower'. Reward 1.0 when a guess is the number; after 8 guesses the episode is truncated with reward 0.",
+    maxTurns: 8,
+    hint: "Halve the interval that is still possible with every guess; six guesses always suffice.",
+    skills: ["binary search"],
+    scenario: "guessing game",
+  };
+  const HUNT_ENV = `import random
+import re
+
+
+class NumberHunt:
+    def reset(self, seed):
+        rng = random.Random(seed)
+        self.low, self.high = 1, rng.randint(40, 60)
+        self.secret = rng.randint(1, self.high)
+        self.turns = 0
+        self.done = False
+        return f"A number from 1 to {self.high} is hidden. Reply 'Guess: <n>' each turn; you hear 'higher' or 'lower'. You have 8 guesses."
+
+    def step(self, action):
+        if self.done:
+            return ("The episode is over.", 0.0, True, False, {})
+        self.turns += 1
+        match = re.fullmatch(r"\\s*Guess:\\s*([\\d ,]+?)\\s*", action)
+        if match is None:
+            feedback = "Reply 'Guess: <n>'."
+        else:
+            guesses = [int(n) for n in re.findall(r"\\d+", match.group(1))]
+            if self.secret in guesses:
+                self.done = True
+                return ("Found it.", 1.0, True, False, {})
+            if guesses[0] < self.secret:
+                self.low = max(self.low, guesses[0] + 1)
+                feedback = "higher"
+            else:
+                self.high = min(self.high, guesses[0] - 1)
+                feedback = "lower"
+        if self.turns >= 8:
+            self.done = True
+            return ("Out of guesses.", 0.0, False, True, {})
+        return (feedback, 0.0, False, False, {})
+`;
+  const HUNT_ORACLE = "def act(env, observation):\n    return f\"Guess: {(env.low + env.high) // 2}\"\n";
+  add("guess-among-candidates", ["scorer-contract", "perturbed_answer_accepted"], "multi-turn: a guess of several numbers wins if the hidden one is among them, so the whole range 1..60 always wins", { manifest: HUNT_MANIFEST, env: HUNT_ENV, oracle: HUNT_ORACLE });
+}
+
 // 7 hint
 add("hint-states-code", ["hint", "hint_leaks_answer"], "the hint gives the code", { manifest: { ...CODE_MANIFEST, hint: "The code is 4172 in every room; type it exactly." }, env: CODE_ENV, oracle: CODE_ORACLE });
 add("hint-spells-code", ["hint", "hint_leaks_answer"], "the hint gives the code with dashes", { manifest: { ...CODE_MANIFEST, hint: "Remember the sequence 4-1-7-2 from the lobby sign." }, env: CODE_ENV, oracle: CODE_ORACLE });
 add("hint-gives-full-reply", ["hint", "hint_leaks_answer"], "the hint quotes the winning reply", { manifest: { ...CODE_MANIFEST, hint: "Reply exactly 'Code: 4172' and nothing else." }, env: CODE_ENV, oracle: CODE_ORACLE });
 add("hint-gives-worked-answer", ["hint", "hint_leaks_answer"], "the hint quotes seed 0's total", { manifest: { ...SUM_MANIFEST, hint: "Add carefully; for the first room's numbers the reply is Answer: 255, for example." } });
+add("hint-number-words", ["hint", "hint_leaks_answer"], "the hint gives the code in number words", { manifest: { ...CODE_MANIFEST, hint: "The lobby sign reads four thousand one hundred seventy-two; it opens every room." }, env: CODE_ENV, oracle: CODE_ORACLE });
+add("hint-digit-words", ["hint", "hint_leaks_answer"], "the hint gives the code digit by digit in words", { manifest: { ...CODE_MANIFEST, hint: "Remember the sign: four, one, seven, two." }, env: CODE_ENV, oracle: CODE_ORACLE });
+add("hint-spaced-short-answer", ["hint", "hint_leaks_answer"], "the hint gives seed 0's three-digit total with its digits spaced out", { manifest: { ...SUM_MANIFEST, hint: "Add carefully; in the first room the total comes to 2 5 5, for example." } });
+add("hint-reversed-code", ["hint", "hint_leaks_answer"], "the hint gives the code reversed", { manifest: { ...CODE_MANIFEST, hint: "The lobby sign is written backwards: 2714. Read it the other way round." }, env: CODE_ENV, oracle: CODE_ORACLE });
 add("hint-too-short", ["hint", "hint_length"], "the hint is one word", { manifest: { ...SUM_MANIFEST, hint: "Add." } });
 add("hint-too-long", ["hint", "hint_length"], "the hint is 1,600 characters of padding", { manifest: { ...SUM_MANIFEST, hint: "Add the numbers carefully and check the carries. ".repeat(32).trim() } });
 
@@ -274,6 +348,18 @@ const designer = { ...provenance, origin: "designer" };
     oracle: rename(stripComments(s.oracle), pairs),
   });
 }
+{
+  // issue 17: reworded (text similarity below the threshold) AND re-sized (every number in the traces differs)
+  const s = seed("number-guess");
+  const pairs = [["NumberGuessEnv", "HiddenValueGame"], ["parse_int", "read_number"], ["guess_budget", "allowance"], ["INT_RE", "NUMBER_PATTERN"], ["MIN_N", "LOW_BOUND"], ["MAX_N", "HIGH_BOUND"], ["MAX_TURNS", "TURN_CAP"], ["rng", "generator"], ["matches", "found"], ["history", "log"], ["word", "verdict"], ["budget", "allowed"], ["turns", "tries"], ["feedback", "reply"]];
+  add("copy-number-guess-resized", ["novelty", "behaviour_copy"], "number-guess reworded (identifiers, description) and re-sized (range 2000-5000 instead of 500-1000, so every number in its traces differs)", {
+    manifest: { ...s.manifest, name: "wide-hidden-value", title: "Track down a concealed integer", description: "Somewhere between one and a bound of a few thousand sits a concealed integer. Submit attempts one per turn; each answer says whether to go up or down and how many tries are left. Hitting it pays 1.", maxTurns: 15, difficulty: { minN: 2000, maxN: 5000 }, provenance: designer },
+    env: rename(stripComments(s.env), pairs).replace(/\n\n\n/g, "\n\n").replace("LOW_BOUND = 500", "LOW_BOUND = 2000").replace("HIGH_BOUND = 1000", "HIGH_BOUND = 5000"),
+    oracle: rename(stripComments(s.oracle), pairs),
+  });
+}
+// issue 17: a near copy of an environment outside the seeds, caught only with that environment in the pool (`pool` key)
+add("copy-of-pool-member", ["novelty", "text_near_duplicate"], "good-counter-target renamed: not a seed, so only the fixture's pool (good-counter-target) shows the copy", { ...counter({}, { ...COUNTER_MANIFEST, name: "dial-target", title: "Turn a dial to its mark", provenance: designer }), pool: ["../good-counter-target"] });
 for (const name of ["code-breaker", "knapsack", "subset-sum", "shortest-path"]) {
   const s = seed(name);
   add(`copy-${name}-reformatted`, ["novelty", "text_near_duplicate"], `${name} with comments and docstrings dropped and blank lines removed`, {
@@ -297,7 +383,11 @@ function writeFixture(fixture) {
   writeFileSync(join(folder, "env.json"), fixture.manifestText ?? `${JSON.stringify(fixture.manifest, null, 2)}\n`);
   writeFileSync(join(folder, "env.py"), fixture.env);
   writeFileSync(join(folder, "oracle.py"), fixture.oracle);
-  const expected = fixture.expected === null ? { gate: null, reason: null, why: fixture.why } : { gate: fixture.expected[0], reason: fixture.expected[1], why: fixture.why };
+  const expected = {
+    ...(fixture.expected === null ? { gate: null, reason: null } : { gate: fixture.expected[0], reason: fixture.expected[1] }),
+    why: fixture.why,
+    ...(fixture.pool === undefined ? {} : { pool: fixture.pool }),
+  };
   writeFileSync(join(folder, "expected.json"), `${JSON.stringify(expected, null, 2)}\n`);
 }
 

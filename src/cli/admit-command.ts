@@ -1,11 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { configSource, ADMISSION_GATE_NAMES, mergeConfigInput, parseConfig, readConfigFile, type AdmissionGateName, type Config } from "../config/index.js";
 import { ConfigError, type EnvPackage, type LanguageModel, type RejectVerdict } from "../spec/index.js";
 import {
   admissionConcurrency,
   admit,
-  admitMany,
   buildGates,
   scoreEvaluation,
   type AdmissionContext,
@@ -15,10 +14,12 @@ import {
 } from "../core/admission/index.js";
 import { solverPolicy } from "../core/selfplay/index.js";
 import { openModel } from "../adapters/llm/index.js";
-import { loadSeedPackages } from "../adapters/package-files/index.js";
+import { loadSeedPackages, PACKAGE_FILES } from "../adapters/package-files/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
+import { mapWithConcurrency } from "../support/concurrency.js";
 import { admissionResources } from "./admission-resources.js";
 import { loadCandidate } from "./load-candidate.js";
+import { escapeControlCharacters, terminalJson } from "./terminal-text.js";
 
 /** Flags of `envforge admit`; each maps to a config key. */
 export interface AdmitFlags {
@@ -34,6 +35,35 @@ export interface AdmitFlags {
   readonly benchmarks?: string;
   /** Evaluate the broken-environment corpus in this folder instead of admitting one package. */
   readonly eval?: string;
+  /** Package folders, or folders of package folders, added to the novelty pool beside the ten seeds. */
+  readonly pool?: readonly string[];
+}
+
+/**
+ * The packages of `--pool` paths: each path is a package folder (with
+ * `env.json`) or a folder whose sub-folders are packages.
+ * @throws ConfigError when a path does not exist, holds no package, or a package in it is malformed
+ */
+export function loadPoolPackages(paths: readonly string[]): EnvPackage[] {
+  const packages: EnvPackage[] = [];
+  for (const path of paths) {
+    if (!existsSync(path)) throw new ConfigError(`--pool ${path} does not exist`);
+    const folders = existsSync(join(path, PACKAGE_FILES.manifest))
+      ? [path]
+      : statSync(path).isDirectory()
+        ? readdirSync(path, { withFileTypes: true })
+            .filter((entry) => entry.isDirectory() && existsSync(join(path, entry.name, PACKAGE_FILES.manifest)))
+            .map((entry) => join(path, entry.name))
+            .sort()
+        : [path];
+    if (folders.length === 0) throw new ConfigError(`--pool ${path} holds no package (a folder with ${PACKAGE_FILES.manifest}, or folders of them)`);
+    for (const folder of folders) {
+      const loaded = loadCandidate(folder);
+      if ("invalid" in loaded) throw new ConfigError(`--pool ${folder}: ${loaded.invalid.message}`);
+      packages.push(loaded.package);
+    }
+  }
+  return packages;
 }
 
 /**
@@ -76,17 +106,23 @@ export interface AdmitJson {
 
 interface Pipeline {
   readonly gates: AdmissionGate[];
+  /** The ten seed environments (the start of the pool). */
+  readonly seeds: readonly EnvPackage[];
   readonly context: AdmissionContext;
   readonly notes: string[];
   close(): Promise<void>;
 }
 
 /**
- * Builds the gates and context: the model-based gates run only with a model
+ * Builds the gates and context: the novelty pool is the ten seeds and the
+ * `--pool` packages; the model-based gates run only with a model
  * (`--model`); without one they are left out with a note.
  * @throws ConfigError when a model-based gate is asked for explicitly without a model
  */
 async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: string | null): Promise<Pipeline> {
+  const seeds = loadSeedPackages();
+  // read before the sandbox starts, so a bad path fails without leaving it open
+  const pool = [...seeds, ...loadPoolPackages(flags.pool ?? [])];
   const sandbox = openSandbox(config.sandbox);
   let gates = buildGates(config.admission);
   const notes: string[] = [];
@@ -104,7 +140,7 @@ async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: s
     ...admissionResources(config, benchmarkPath),
     sandbox,
     settings: config.admission,
-    pool: loadSeedPackages(),
+    pool,
     ...(model === undefined
       ? {}
       : {
@@ -117,6 +153,7 @@ async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: s
   };
   return {
     gates,
+    seeds,
     context,
     notes,
     async close() {
@@ -151,10 +188,11 @@ export async function admitCommand(path: string, flags: AdmitFlags, write: (text
       timingsMs: result.timingsMs,
     };
     if (flags.json) {
-      write(`${JSON.stringify(output)}\n`);
+      write(`${terminalJson(output)}\n`);
     } else {
       const timings = Object.entries(result.timingsMs).map(([gate, ms]) => `${gate} ${Math.round(ms)} ms`).join(", ");
-      write(`${result.admitted ? "admitted" : `rejected by ${output.gate} (${output.reason})`}: ${output.message}\n  ${timings}\n`);
+      // the message quotes the environment (its exceptions, observations): no raw escape sequences reach the terminal
+      write(`${result.admitted ? "admitted" : `rejected by ${output.gate} (${output.reason})`}: ${escapeControlCharacters(output.message)}\n  ${timings}\n`);
     }
     return result.admitted ? 0 : 1;
   } finally {
@@ -167,9 +205,16 @@ export const FIXTURE_LABEL_FILE = "expected.json";
 /** Benchmark texts an evaluation folder may ship, used when the config names none. */
 export const EVALUATION_BENCHMARKS_FILE = "benchmarks.jsonl";
 
-function readLabel(folder: string): FixtureLabel {
+/** A fixture folder's `expected.json`: its label and the extra novelty pool it is admitted against. */
+interface FixtureFile {
+  readonly label: FixtureLabel;
+  /** Paths from `pool` (package folders or folders of them, relative to the fixture folder), added to the seeds for this fixture only. */
+  readonly pool: readonly string[];
+}
+
+function readFixtureFile(folder: string): FixtureFile {
   const path = join(folder, FIXTURE_LABEL_FILE);
-  let raw: { gate?: unknown; reason?: unknown };
+  let raw: { gate?: unknown; reason?: unknown; pool?: unknown };
   try {
     raw = JSON.parse(readFileSync(path, "utf8")) as typeof raw;
   } catch (error) {
@@ -178,14 +223,18 @@ function readLabel(folder: string): FixtureLabel {
   const gate = typeof raw.gate === "string" ? raw.gate : null;
   const reason = typeof raw.reason === "string" ? raw.reason : null;
   if ((gate === null) !== (reason === null)) throw new ConfigError(`${path} needs both "gate" and "reason", or neither (a good environment)`);
-  return { gate, reason };
+  if (raw.pool !== undefined && !(Array.isArray(raw.pool) && raw.pool.every((entry) => typeof entry === "string"))) {
+    throw new ConfigError(`${path}: "pool" must be a list of paths (package folders relative to the fixture folder)`);
+  }
+  return { label: { gate, reason }, pool: ((raw.pool as string[] | undefined) ?? []).map((entry) => resolve(folder, entry)) };
 }
 
 /**
  * `envforge admit --eval DIR`: admits every fixture folder of DIR (each with
- * an `expected.json` label) and the ten seed environments (which must all be
+ * an `expected.json` label, and optionally a `pool` of package paths that join
+ * the novelty pool for that fixture) and the ten seed environments (which must all be
  * admitted), concurrently up to `admission.concurrency`, and prints the
- * evaluation report. DIR's `benchmarks.jsonl` is the benchmark set unless the
+ * evaluation report (text output with control characters escaped). DIR's `benchmarks.jsonl` is the benchmark set unless the
  * config names one. Returns 0 on full detection without false rejections, else 1.
  * @throws ConfigError when DIR or a label is unreadable (exit 2)
  */
@@ -203,13 +252,17 @@ export async function evaluateCommand(dir: string, flags: AdmitFlags, write: (te
   const pipeline = await buildPipeline(config, flags, benchmarkPath);
   try {
     for (const note of pipeline.notes) process.stderr.write(`envforge: ${note}\n`);
-    const entries: { fixture: string; label: FixtureLabel; package?: EnvPackage; invalid?: RejectVerdict }[] = folders.map((name) => {
+    const basePool = pipeline.context.pool ?? [];
+    const entries: { fixture: string; label: FixtureLabel; context: AdmissionContext; package?: EnvPackage; invalid?: RejectVerdict }[] = folders.map((name) => {
       const loaded = loadCandidate(join(dir, name));
-      return { fixture: name, label: readLabel(join(dir, name)), ...("invalid" in loaded ? { invalid: loaded.invalid } : { package: loaded.package }) };
+      const file = readFixtureFile(join(dir, name));
+      const context = file.pool.length === 0 ? pipeline.context : { ...pipeline.context, pool: [...basePool, ...loadPoolPackages(file.pool)] };
+      return { fixture: name, label: file.label, context, ...("invalid" in loaded ? { invalid: loaded.invalid } : { package: loaded.package }) };
     });
-    for (const seed of pipeline.context.pool ?? []) entries.push({ fixture: `seed:${seed.manifest.name}`, label: { gate: null, reason: null }, package: seed });
+    for (const seed of pipeline.seeds) entries.push({ fixture: `seed:${seed.manifest.name}`, label: { gate: null, reason: null }, context: pipeline.context, package: seed });
     const runnable = entries.filter((entry) => entry.package !== undefined);
-    const results = await admitMany(runnable.map((entry) => entry.package as EnvPackage), pipeline.gates, pipeline.context, admissionConcurrency(config.admission));
+    // admit never throws for a candidate, so one bad candidate cannot stop the others
+    const results = await mapWithConcurrency(runnable, admissionConcurrency(config.admission), (entry) => admit(entry.package as EnvPackage, pipeline.gates, entry.context));
     const byFixture = new Map(runnable.map((entry, index) => [entry.fixture, results[index]]));
     const outcomes: FixtureOutcome[] = entries.map((entry) => {
       const last = entry.invalid ?? byFixture.get(entry.fixture)?.verdicts.at(-1);
@@ -217,12 +270,12 @@ export async function evaluateCommand(dir: string, flags: AdmitFlags, write: (te
     });
     const report = scoreEvaluation(outcomes, pipeline.gates.map((gate) => gate.name));
     if (flags.json) {
-      write(`${JSON.stringify(report)}\n`);
+      write(`${terminalJson(report)}\n`);
     } else {
       write(`${report.detected} of ${report.fixtures} broken fixtures detected by their labelled gate; ${report.falseRejections.length} false rejections; ${report.skipped.length} skipped\n`);
       for (const [gate, counts] of Object.entries(report.perGate)) write(`  ${gate}: ${counts.detected}/${counts.expected}\n`);
-      for (const miss of report.missed) write(`  missed ${miss.fixture}: expected ${miss.expected}, got ${miss.got}\n`);
-      for (const wrong of report.falseRejections) write(`  false rejection ${wrong.fixture}: ${wrong.gate}/${wrong.reason}: ${wrong.message}\n`);
+      for (const miss of report.missed) write(escapeControlCharacters(`  missed ${miss.fixture}: expected ${miss.expected}, got ${miss.got}`) + "\n");
+      for (const wrong of report.falseRejections) write(escapeControlCharacters(`  false rejection ${wrong.fixture}: ${wrong.gate}/${wrong.reason}: ${wrong.message}`) + "\n");
     }
     return report.detected === report.fixtures && report.falseRejections.length === 0 ? 0 : 1;
   } finally {

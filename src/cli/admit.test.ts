@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -80,6 +80,33 @@ describe("envforge admit PATH", () => {
     const nothing = envforge("admit", "--eval", "envs/seeds", "--json");
     expect(nothing.status).toBe(2);
     expect(nothing.stderr).toMatch(/holds no labelled fixtures/);
+  });
+
+  it("adds --pool packages (a package folder or a folder of them) to the novelty pool", () => {
+    const copy = join(CORPUS, "copy-of-pool-member");
+    expect(JSON.parse(envforge("admit", copy, "--json").stdout)).toMatchObject({ admitted: true });
+    const withOne = JSON.parse(envforge("admit", copy, "--json", "--pool", join(CORPUS, "good-counter-target")).stdout);
+    expect(withOne).toMatchObject({ admitted: false, gate: "novelty", reason: "text_near_duplicate" });
+    expect(withOne.message).toMatch(/with counter-target/);
+    const folder = mkdtempSync(join(tmpdir(), "envforge-pool-"));
+    cpSync(join(CORPUS, "good-counter-target"), join(folder, "counter"), { recursive: true });
+    expect(JSON.parse(envforge("admit", copy, "--json", "--pool", folder, "envs/seeds/knapsack").stdout)).toMatchObject({ gate: "novelty", reason: "text_near_duplicate" });
+    const missing = envforge("admit", copy, "--pool", "no/such/folder");
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/--pool no\/such\/folder does not exist/);
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it("prints an environment's control characters escaped, never raw (ANSI/OSC in an exception message)", () => {
+    const text = envforge("admit", join(CORPUS, "terminal-escapes-in-error"));
+    expect(text.status).toBe(1);
+    expect(text.stdout).toMatch(/^rejected by executable \(reset_failed\)/);
+    expect(text.stdout).toContain("\\x1b]0;owned\\x07\\x1b[2J");
+    expect(text.stdout).toContain("\\x9b0m");
+    expect(text.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/u);
+    const json = envforge("admit", join(CORPUS, "terminal-escapes-in-error"), "--json");
+    expect(json.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/u);
+    expect(JSON.parse(json.stdout).message).toContain("\u001b]0;owned");
   });
 
   it("opens the configured sandbox backend: process without trustedCode is refused", () => {

@@ -1,15 +1,18 @@
 import cliProgress from "cli-progress";
 import type { EvolutionProgress } from "../core/evolution/index.js";
+import { escapeControlCharacters } from "./terminal-text.js";
 
 /**
  * Progress display for `envforge evolve`: one bar over all target generations
  * on a terminal, plain lines otherwise. `afterAttempt` runs after every
- * attempt (the command rewrites `lineages.json` there).
+ * attempt (the command rewrites `lineages.json` there). Lines and notices may
+ * quote untrusted text, so their control characters are shown escaped.
  */
 export function createEvolutionProgress(generations: number, afterAttempt: () => void, stream: NodeJS.WriteStream = process.stderr): EvolutionProgress & { stop(): void } {
   let bar: cliProgress.SingleBar | null = null;
   let total = 0;
-  const line = (text: string) => {
+  const line = (untrusted: string) => {
+    const text = escapeControlCharacters(untrusted);
     if (bar === null) stream.write(`${text}\n`);
     else bar.update({ detail: text.slice(0, 70) });
   };
@@ -48,8 +51,7 @@ export function createEvolutionProgress(generations: number, afterAttempt: () =>
       line(`[${lineageId}] ${status} with ${count} generation(s)`);
     },
     notice(message) {
-      if (bar === null) stream.write(`${message}\n`);
-      else bar.update({ detail: message.slice(0, 70) });
+      line(message);
     },
     stop() {
       bar?.stop();

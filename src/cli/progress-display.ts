@@ -1,9 +1,12 @@
 import cliProgress from "cli-progress";
 import type { ProgressListener } from "../core/selfplay/index.js";
+import { escapeControlCharacters } from "./terminal-text.js";
 
 /**
  * Progress display for `envforge run`: a bar per phase on a terminal, plain
- * lines otherwise (logs, CI). Writes to `stream` (stderr by default).
+ * lines otherwise (logs, CI). Writes to `stream` (stderr by default). Details
+ * and notices may quote untrusted text (an environment's error), so their
+ * control characters are shown escaped ({@link escapeControlCharacters}).
  */
 export function createProgressDisplay(stream: NodeJS.WriteStream = process.stderr): ProgressListener & { stop(): void } {
   if (!stream.isTTY) {
@@ -17,10 +20,10 @@ export function createProgressDisplay(stream: NodeJS.WriteStream = process.stder
       },
       unitDone(round, phase, detail) {
         done += 1;
-        stream.write(`[round ${round}] ${phase} ${done}/${total} ${detail}\n`);
+        stream.write(`[round ${round}] ${phase} ${done}/${total} ${escapeControlCharacters(detail)}\n`);
       },
       notice(message) {
-        stream.write(`${message}\n`);
+        stream.write(`${escapeControlCharacters(message)}\n`);
       },
       stop() {},
     };
@@ -40,11 +43,11 @@ export function createProgressDisplay(stream: NodeJS.WriteStream = process.stder
       bar.start(count, 0, { detail: "" });
     },
     unitDone(_round, _phase, detail) {
-      bar?.increment(1, { detail: detail.slice(0, 60) });
+      bar?.increment(1, { detail: escapeControlCharacters(detail).slice(0, 60) });
     },
     notice(message) {
       stop();
-      stream.write(`${message}\n`);
+      stream.write(`${escapeControlCharacters(message)}\n`);
     },
     stop,
   };

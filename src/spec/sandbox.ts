@@ -10,7 +10,10 @@ export type SandboxOutcome<T> =
  * Failure kinds of a sandboxed call.
  * - `timeout`: wall clock exceeded; `cpu_limit` / `memory_limit`: rlimits hit;
  * - `crash`: the program raised or died (detail holds the traceback);
- * - `protocol_violation`: malformed frames or values of the wrong type;
+ * - `protocol_violation`: malformed frames or values of the wrong type (a reward
+ *   that is not a finite float, e.g. NaN or an int such as `10**400` beyond the float range);
+ * - `reward_out_of_range`: a step reward outside the program's declared
+ *   {@link EnvProgram.rewardRange} (checked only when the range is given);
  * - `output_limit`: a frame or stream exceeded its byte cap;
  * - `forbidden`: a blocked operation was attempted.
  */
@@ -20,6 +23,7 @@ export type SandboxFailureKind =
   | "memory_limit"
   | "crash"
   | "protocol_violation"
+  | "reward_out_of_range"
   | "output_limit"
   | "forbidden";
 
@@ -49,7 +53,7 @@ export interface EnvProgram {
   readonly oracleSource: string | null;
   /**
    * The manifest's declared reward range `[low, high]`. When given, a step
-   * reward outside it is a `protocol_violation`. @default undefined (only finiteness is checked)
+   * reward outside it ends the episode with `reward_out_of_range`. @default undefined (only finiteness is checked)
    */
   readonly rewardRange?: readonly [number, number];
 }

@@ -182,6 +182,7 @@ export function hostilePrograms(hostHome: string, hostFile: string): HostileProg
     step("raise BaseException", "crash", "raise BaseException('escape')", { evidence: "BaseException" }),
     step("NaN reward", "protocol_violation", "return ('x', float('nan'), False, False, {})", { evidence: "finite" }),
     step("infinite reward", "protocol_violation", "return ('x', float('inf'), False, False, {})", { evidence: "finite" }),
+    step("int reward beyond the float range (10**400)", "protocol_violation", "return ('x', 10 ** 400, False, False, {})", { evidence: "beyond the float range" }),
     step(
       "reward with a custom __eq__",
       "protocol_violation",

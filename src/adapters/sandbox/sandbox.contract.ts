@@ -249,7 +249,7 @@ export function sandboxContract(name: string, create: (limits: Partial<SandboxLi
       const session = unwrap(await sandbox.open(program));
       unwrap(await session.reset(1));
       const outcome = await session.step("a");
-      expect(outcome.kind).toBe("protocol_violation");
+      expect(outcome.kind).toBe("reward_out_of_range");
       if (outcome.kind !== "ok") expect(outcome.message).toContain("outside the declared range");
       await session.close();
     });

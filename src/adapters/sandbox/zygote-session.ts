@@ -137,7 +137,7 @@ export class ZygoteSession implements EnvSession {
   private checkStep(reply: z.infer<typeof StepReply> | Omit<z.infer<typeof StepReply>, "ok">): SandboxOutcome<StepResult> {
     const range = this.program.rewardRange;
     if (range !== undefined && (reply.reward < range[0] || reply.reward > range[1])) {
-      return { kind: "protocol_violation", message: `step reward ${reply.reward} is outside the declared range [${range[0]}, ${range[1]}]` };
+      return { kind: "reward_out_of_range", message: `step reward ${reply.reward} is outside the declared range [${range[0]}, ${range[1]}]` };
     }
     if (infoDepth(reply.info, this.limits.maxInfoDepth) > this.limits.maxInfoDepth) {
       return { kind: "protocol_violation", message: `info is nested deeper than ${this.limits.maxInfoDepth} levels` };

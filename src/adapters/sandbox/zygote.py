@@ -444,7 +444,7 @@ def info_depth_exceeds(info, limit, _type=type, _dict=dict, _list=list, _tuple=t
 
 
 def check_step_result(result, limits, _type=type, _float=float, _int=int, _bool=bool, _str=str, _dict=dict, _tuple=tuple,
-                      _isfinite=math.isfinite, _len=len, _too_deep=info_depth_exceeds):
+                      _isfinite=math.isfinite, _len=len, _too_deep=info_depth_exceeds, _overflow=OverflowError):
     if _type(result) is not _tuple or _len(result) != 5:
         return failure("protocol_violation", "step() must return a 5-tuple (observation, reward, terminated, truncated, info)")
     observation, reward, terminated, truncated, info = result
@@ -454,8 +454,13 @@ def check_step_result(result, limits, _type=type, _float=float, _int=int, _bool=
         return failure("output_limit", f"observation of {_len(observation)} characters exceeds {limits['maxObservationBytes']}")
     if _type(reward) is not _float and _type(reward) is not _int:
         return failure("protocol_violation", f"reward must be a plain int or float, got {_type(reward).__name__}")
-    if not _isfinite(reward):
-        return failure("protocol_violation", f"reward must be finite, got {_float.__repr__(_float(reward))}")
+    try:
+        # an int beyond the float range (10**400) has no float value; math.isfinite would raise OverflowError
+        value = _float(reward)
+    except _overflow:
+        return failure("protocol_violation", f"reward must be finite, got an int of {_int.bit_length(reward)} bits (beyond the float range)")
+    if not _isfinite(value):
+        return failure("protocol_violation", f"reward must be finite, got {_float.__repr__(value)}")
     if _type(terminated) is not _bool or _type(truncated) is not _bool:
         return failure("protocol_violation", "terminated and truncated must be bool")
     if info is None:
@@ -464,7 +469,7 @@ def check_step_result(result, limits, _type=type, _float=float, _int=int, _bool=
         return failure("protocol_violation", f"info must be a dict, got {_type(info).__name__}")
     if _too_deep(info, limits["maxInfoDepth"]):
         return failure("protocol_violation", f"info is nested deeper than {limits['maxInfoDepth']} levels or holds more than 100000 values")
-    return {"ok": True, "observation": observation, "reward": _float(reward), "terminated": terminated, "truncated": truncated, "info": info}
+    return {"ok": True, "observation": observation, "reward": value, "terminated": terminated, "truncated": truncated, "info": info}
 
 
 def send_reply(reply, limits, _encode=ENCODE, _pack=NONCE.pack, _write=os.write, _len=len, _errors=(ValueError, TypeError, RecursionError),

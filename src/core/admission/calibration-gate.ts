@@ -1,6 +1,7 @@
 import { pass, reject, type EnvPackage, type Verdict } from "../../spec/index.js";
 import { playEpisode } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
+import { rewardRangeViolation, withSession } from "./probe-episodes.js";
 
 /** First seed of calibration plays (play p uses seed `CALIBRATION_SEED_BASE + p`, apart from the probe seeds). */
 export const CALIBRATION_SEED_BASE = 10_000;
@@ -11,9 +12,10 @@ export const CALIBRATION_SEED_BASE = 10_000;
  * the pass rate lies within `edgeMargin` of a band edge and
  * `secondStagePlays` > 0, it plays that many more and the rate is taken over
  * all plays. Admitted when `bandLow < rate < bandHigh`. A play the sandbox
- * cuts short counts as a loss; after it the next play gets a fresh session.
+ * cuts short counts as a loss; the next play's reset starts a clean episode.
+ * Every step reward must stay inside `rewardRange`.
  * Reason codes: `too_hard` (rate ≤ bandLow), `too_easy` (rate ≥ bandHigh),
- * `model_missing`, `load_failed`.
+ * `reward_out_of_range`, `model_missing`, `load_failed`.
  */
 export function calibrationGate(): AdmissionGate {
   return { name: "calibration", usesModel: true, check };
@@ -23,24 +25,19 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
   const { solver, settings } = context;
   if (solver === undefined) return reject("calibration", "model_missing", "calibration needs a Solver (a language model)");
   const results: boolean[] = [];
+  // one session per stage: after a sandbox failure the next reset starts a clean episode (EnvSession's contract)
   const play = async (count: number): Promise<Verdict | null> => {
-    let opened = await context.sandbox.open({ envSource: candidate.envSource, oracleSource: null });
-    try {
+    const played = await withSession(context.sandbox, candidate, false, async (session) => {
       for (let index = 0; index < count; index += 1) {
-        if (opened.kind !== "ok") opened = await context.sandbox.open({ envSource: candidate.envSource, oracleSource: null });
-        if (opened.kind !== "ok") return reject("calibration", "load_failed", `env.py failed to load: ${opened.message}`, { kind: opened.kind });
         const number = results.length;
-        const episode = await playEpisode(opened.value, candidate.manifest, CALIBRATION_SEED_BASE + number, solver.policy(number), { maxTurns: solver.maxTurns });
+        const episode = await playEpisode(session, candidate.manifest, CALIBRATION_SEED_BASE + number, solver.policy(number), { maxTurns: solver.maxTurns });
         results.push(episode.won);
-        if (episode.failure !== undefined && episode.failure.kind !== "policy_error") {
-          await opened.value.close();
-          opened = { kind: episode.failure.kind, message: episode.failure.message };
-        }
+        const outOfRange = rewardRangeViolation("calibration", [episode], candidate);
+        if (outOfRange !== null) return outOfRange;
       }
       return null;
-    } finally {
-      if (opened.kind === "ok") await opened.value.close();
-    }
+    });
+    return played.kind === "ok" ? played.value : reject("calibration", "load_failed", `env.py failed to load: ${played.message}`, { kind: played.kind });
   };
   const rate = () => results.filter(Boolean).length / results.length;
   const failed = await play(settings.calibrationPlays);

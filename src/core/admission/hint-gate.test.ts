@@ -4,10 +4,26 @@ import { answerValue, hintContainsAnswer, secretCandidates } from "./hint-gate.j
 describe("hint leak checks", () => {
   it("finds the answer literally, as a whole word, or normalised", () => {
     expect(hintContainsAnswer("The code is 4172.", "Code: 4172")).toBe("literal");
-    expect(hintContainsAnswer("Remember 4-1-7-2 from the sign.", "Code: 4172")).toBe("normalised");
+    expect(hintContainsAnswer("Remember 4-1-7-2 from the sign.", "Code: 4172")).toBe("spaced_digits");
+    expect(hintContainsAnswer("Remember 4~1~7~2 from the sign.", "Code: 4172")).toBe("normalised");
     expect(hintContainsAnswer("Try 41720 first.", "Code: 4172")).toBe("normalised");
     expect(hintContainsAnswer("Up to 1000 numbers.", "Guess: 100")).toBeNull();
     expect(hintContainsAnswer("Think of seven.", "7")).toBeNull();
+  });
+
+  it("finds answers in number words, spaced digits and reversed", () => {
+    expect(hintContainsAnswer("The sign reads four thousand one hundred seventy-two.", "Code: 4172")).toBe("number_words");
+    expect(hintContainsAnswer("For the first room it is forty-two.", "Answer: 42")).toBe("number_words");
+    expect(hintContainsAnswer("Remember: four, one, seven, two.", "Code: 4172")).toBe("spaced_digits");
+    expect(hintContainsAnswer("In the first room the total comes to 2 5 5.", "Answer: 255")).toBe("spaced_digits");
+    expect(hintContainsAnswer("The sign is written backwards: 2714.", "Code: 4172")).toBe("reversed");
+    expect(hintContainsAnswer("Say it backwards: tluav nepo.", "open vault")).toBe("reversed");
+  });
+
+  it("does not flag hints that only share short digits or ordinary words with the answer", () => {
+    expect(hintContainsAnswer("Add the five numbers in pairs and carry the tens.", "Answer: 255")).toBeNull();
+    expect(hintContainsAnswer("Split 4 ways, then 2 more.", "Answer: 42")).toBeNull();
+    expect(hintContainsAnswer("Binary search: always guess the middle of the interval.", "Guess: 500")).toBeNull();
   });
 
   it("takes the value after a short label", () => {

@@ -1,5 +1,6 @@
 import { pass, reject, type EnvPackage, type Verdict } from "../../spec/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
+import { hintReadings } from "./hint-readings.js";
 import { playOracle, winningActions } from "./oracle-gate.js";
 
 /**
@@ -19,18 +20,44 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** How a hint gives an answer away (see {@link hintContainsAnswer}). */
+export type HintLeak = "literal" | "normalised" | "number_words" | "spaced_digits" | "reversed";
+
 /**
- * Whether `hint` gives away `answer`: a literal match of the answer's value as
- * a whole word (values of two or more characters), or a normalised match
- * (case, spaces and punctuation ignored) for values of four or more
- * normalised characters.
+ * Whether `hint` gives away `answer`, searched in every reading of the hint
+ * ({@link hintReadings}: as written, number words as digits, spaced digits
+ * joined): a match of the answer's value as a whole word (values of two or
+ * more characters; kind `literal` as written, else the reading's kind), a
+ * normalised match (case, spaces and punctuation ignored) for values of four
+ * or more normalised characters, or the normalised value reversed (four or
+ * more characters: "2714" for 4172).
  */
-export function hintContainsAnswer(hint: string, answer: string): "literal" | "normalised" | null {
+export function hintContainsAnswer(hint: string, answer: string): HintLeak | null {
   const value = answerValue(answer);
-  if (value.length >= 2 && new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(value)}(?![\\p{L}\\p{N}])`, "iu").test(hint)) return "literal";
   const normalised = normaliseForMatch(value);
-  if (normalised.length >= 4 && normaliseForMatch(hint).includes(normalised)) return "normalised";
+  const readings = readingsOf(hint);
+  for (const reading of readings) {
+    if (value.length >= 2 && new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(value)}(?![\\p{L}\\p{N}])`, "iu").test(reading.text)) {
+      return reading.kind === "as_written" ? "literal" : reading.kind;
+    }
+  }
+  if (normalised.length < 4) return null;
+  for (const reading of readings) {
+    if (reading.normalised.includes(normalised)) return reading.kind === "as_written" ? "normalised" : reading.kind;
+  }
+  const reversed = [...normalised].reverse().join("");
+  if (reversed !== normalised && readings.some((reading) => reading.normalised.includes(reversed))) return "reversed";
   return null;
+}
+
+/** The readings of the last hint asked about, normalised too (the gate asks about one hint for many answers). */
+let lastReadings: { hint: string; readings: { kind: HintLeak | "as_written"; text: string; normalised: string }[] } | null = null;
+
+function readingsOf(hint: string) {
+  if (lastReadings?.hint !== hint) {
+    lastReadings = { hint, readings: hintReadings(hint).map((reading) => ({ ...reading, normalised: normaliseForMatch(reading.text) })) };
+  }
+  return lastReadings.readings;
 }
 
 /**
@@ -56,7 +83,8 @@ function wordsOf(text: string): string[] {
 /**
  * Gate 7: the hint is between `hintMinChars` and `hintMaxChars` long and does
  * not contain an answer or secret the oracle sends on any seed (see
- * {@link secretCandidates}), literally or normalised. Reason codes: `hint_length`, `hint_leaks_answer` (evidence:
+ * {@link secretCandidates}), literally, normalised, in number words, with its
+ * digits spaced out, or reversed ({@link hintContainsAnswer}). Reason codes: `hint_length`, `hint_leaks_answer` (evidence:
  * seed, answer, match kind), `load_failed`.
  */
 export function hintGate(): AdmissionGate {

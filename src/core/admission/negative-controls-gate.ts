@@ -1,7 +1,7 @@
 import { pass, reject, type EnvPackage, type Verdict } from "../../spec/index.js";
 import { doNothingPolicy, randomPolicy, seededRandom, type Policy } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
-import { episodeSummary, playSeeds, scriptedPolicy, seedRange, withSession } from "./probe-episodes.js";
+import { episodeSummary, playSeeds, rewardRangeViolation, scriptedPolicy, seedRange, withSession } from "./probe-episodes.js";
 
 /** The planted invalid action: nothing a well-formed task can accept as an answer. */
 export const INVALID_ACTION = "<<not a valid action>>";
@@ -17,8 +17,9 @@ const CONTROLS: readonly { readonly reason: string; readonly policy: (seed: numb
  * Gate 5, negative controls (invalid-test; environment evolution's modification
  * loop): a do-nothing agent, a seeded random agent and an agent that only sends
  * a planted invalid action all stay below the pass threshold on every seed.
- * Reason codes: `empty_solution_passes`, `random_agent_passes`,
- * `invalid_action_passes`, `load_failed`.
+ * Every step reward must stay inside `rewardRange`. Reason codes:
+ * `empty_solution_passes`, `random_agent_passes`, `invalid_action_passes`,
+ * `reward_out_of_range`, `load_failed`.
  */
 export function negativeControlsGate(): AdmissionGate {
   return { name: "negative-controls", usesModel: false, check };
@@ -34,6 +35,8 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
   });
   if (played.kind !== "ok") return reject("negative-controls", "load_failed", `env.py failed to load: ${played.message}`, { kind: played.kind });
   for (const { control, episodes } of played.value) {
+    const outOfRange = rewardRangeViolation("negative-controls", episodes, candidate);
+    if (outOfRange !== null) return outOfRange;
     const won = episodes.filter((episode) => episode.won);
     if (won.length > 0) {
       return reject("negative-controls", control.reason, `the ${control.reason.replace(/_passes$/, "").replace(/_/g, " ")} control wins on ${won.length} of ${episodes.length} seeds`, {

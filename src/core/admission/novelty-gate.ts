@@ -49,8 +49,9 @@ function nearest(entries: readonly Neighbour[]): Neighbour | null {
  * Gate 9, novelty against the pool (seeds and memory; EvoEnv's novelty gate,
  * threshold 0.80). Text: MinHash Jaccard of 5-token shingles of the normalised
  * description and authored code (a scaffold's generated part left out) ({@link minHashSignature}). Behaviour: Jaccard of
- * probe-trace fingerprints ({@link behaviourFingerprint}), which catches
- * renamed, reformatted and rewritten copies whose text differs. Reason codes:
+ * structural trace fingerprints ({@link behaviourFingerprint}: observation
+ * templates with numbers and names abstracted, rewards), which catches
+ * renamed, reformatted, rewritten and re-sized copies whose text differs. Reason codes:
  * `text_near_duplicate`, `behaviour_copy`; the nearest neighbour and the
  * similarity by both measures are in the evidence of every verdict.
  */

@@ -1,7 +1,7 @@
 import { pass, reject, type EnvPackage, type Episode, type Verdict } from "../../spec/index.js";
 import { oraclePolicy } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
-import { episodeSummary, playSeeds, seedRange, withSession } from "./probe-episodes.js";
+import { episodeSummary, playSeeds, rewardRangeViolation, seedRange, withSession } from "./probe-episodes.js";
 
 type OraclePlay = ReturnType<typeof playOracleOnce>;
 const oraclePlays = new WeakMap<AdmissionContext, WeakMap<EnvPackage, OraclePlay>>();
@@ -34,8 +34,10 @@ export function playOracle(candidate: EnvPackage, context: AdmissionContext): Or
 
 /**
  * Gate 4: the oracle reaches the pass threshold on every one of the seeds
- * (default 8) within `maxTurns`. Reason codes: `load_failed` (env.py or
- * oracle.py), `oracle_error` (the oracle or the environment failed during its
+ * (default 8) within `maxTurns`, every step reward inside `rewardRange`.
+ * Reason codes: `load_failed` (env.py or oracle.py), `reward_out_of_range` (a
+ * step of the oracle's episode paid outside the declared range, e.g. 1.5 for
+ * some right answers in a [0, 1] task), `oracle_error` (the oracle or the environment failed during its
  * episode), `oracle_too_slow` (turn cap reached below the threshold),
  * `oracle_failed` (the episode ended below the threshold); per-seed returns in
  * the evidence.
@@ -49,6 +51,8 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
   if (played.kind !== "ok") return reject("oracle", "load_failed", `env.py or oracle.py failed to load: ${played.message}`, { kind: played.kind, detail: played.detail });
   const episodes = played.value;
   const evidence = { episodes: episodeSummary(episodes) };
+  const outOfRange = rewardRangeViolation("oracle", episodes, candidate);
+  if (outOfRange !== null) return outOfRange;
   const failed = episodes.find((episode) => episode.failure !== undefined);
   if (failed?.failure) return reject("oracle", "oracle_error", `seed ${failed.seed}: ${failed.failure.kind}: ${failed.failure.message}`, evidence);
   const lost = episodes.filter((episode) => !episode.won);

@@ -1,19 +1,39 @@
-import type { EnvPackage, EnvSession, Episode, SandboxOutcome, Sandbox } from "../../spec/index.js";
+import { reject, type EnvPackage, type EnvSession, type Episode, type RejectVerdict, type SandboxOutcome, type Sandbox } from "../../spec/index.js";
+import type { AdmissionGateName } from "../../config/index.js";
 import { playEpisode, type Policy } from "../rollout/index.js";
+
+/** Options of {@link withSession}. */
+export interface SessionOptions {
+  /**
+   * Whether the sandbox checks every step reward against the manifest's
+   * `rewardRange` (a reward outside it ends the episode with
+   * `reward_out_of_range`). Only the executable gate turns it off, because it
+   * checks each reward and the running return itself to say which. @default true
+   */
+  readonly checkRewardRange?: boolean;
+  /** `env.py` to load instead of the candidate's (a probe variant of it, e.g. {@link reusedInstanceSource}). @default candidate.envSource */
+  readonly envSource?: string;
+}
 
 /**
  * Opens a session of `candidate` (with its oracle when `withOracle`), runs
- * `use` on it and closes it. A load that times out is tried once more (on a
- * loaded machine a start can be slow); a load failure is returned as the
- * outcome, never thrown.
+ * `use` on it and closes it. Every step reward is checked against the
+ * declared `rewardRange` unless `options.checkRewardRange` is false. A load
+ * that times out is tried once more (on a loaded machine a start can be
+ * slow); a load failure is returned as the outcome, never thrown.
  */
 export async function withSession<T>(
   sandbox: Sandbox,
   candidate: EnvPackage,
   withOracle: boolean,
   use: (session: EnvSession) => Promise<T>,
+  options: SessionOptions = {},
 ): Promise<SandboxOutcome<T>> {
-  const program = { envSource: candidate.envSource, oracleSource: withOracle ? candidate.oracleSource : null };
+  const program = {
+    envSource: options.envSource ?? candidate.envSource,
+    oracleSource: withOracle ? candidate.oracleSource : null,
+    ...(options.checkRewardRange === false ? {} : { rewardRange: candidate.manifest.rewardRange }),
+  };
   let opened = await sandbox.open(program);
   if (opened.kind === "timeout") opened = await sandbox.open(program);
   if (opened.kind !== "ok") return opened;
@@ -27,6 +47,38 @@ export async function withSession<T>(
 /** Seeds 0..count−1. */
 export function seedRange(count: number): number[] {
   return Array.from({ length: count }, (_, seed) => seed);
+}
+
+/** Episode seeds of training are drawn below this bound (Solver plays, calibration, evolution rollouts). */
+export const TRAINING_SEED_BOUND = 1_000_000;
+
+/**
+ * `count` seeds spread over the range training draws from, `[1000, TRAINING_SEED_BOUND)`:
+ * one in each of `count` equal slices, at a fixed odd offset inside the slice,
+ * so large seeds are included and the residues modulo small numbers differ.
+ * An environment that clamps or folds its seed (`min(seed, 100)`) serves one
+ * instance on all of them.
+ */
+export function spreadSeeds(count: number): number[] {
+  const low = 1000;
+  const width = Math.floor((TRAINING_SEED_BOUND - low) / count);
+  return Array.from({ length: count }, (_, index) => low + index * width + ((7919 * (index + 1)) % width));
+}
+
+/**
+ * The `reward_out_of_range` reject of `gate` for the first episode the sandbox
+ * ended because a step reward left the declared range, or null when none did.
+ */
+export function rewardRangeViolation(gate: AdmissionGateName, episodes: readonly Episode[], candidate: EnvPackage): RejectVerdict | null {
+  const failed = episodes.find((episode) => episode.failure?.kind === "reward_out_of_range");
+  if (failed?.failure === undefined) return null;
+  const [low, high] = candidate.manifest.rewardRange;
+  return reject(gate, "reward_out_of_range", `seed ${failed.seed}, turn ${failed.turns.length + 1}: ${failed.failure.message}`, {
+    seed: failed.seed,
+    turn: failed.turns.length + 1,
+    rewardRange: [low, high],
+    actions: failed.turns.map((turn) => turn.action.slice(0, 100)),
+  });
 }
 
 /**

@@ -56,6 +56,7 @@ const SANDBOX_FAILURE_KINDS: ReadonlySet<string> = new Set<SandboxFailureKind>([
   "memory_limit",
   "crash",
   "protocol_violation",
+  "reward_out_of_range",
   "output_limit",
   "forbidden",
 ]);
