@@ -27,6 +27,10 @@ describe("formatSummary", () => {
     expect(text).toContain("sampled on llama.cpp, engine–trainer KL 0.1241/token over 504 Solver tokens (step 1), 2.0 % truncated");
   });
 
+  it("says when the engine sampled but no step trained Solver tokens", () => {
+    expect(formatSummary([report(1, { tokens: 0, klEstimate: 0, maxRatio: 1, truncatedFraction: 0, meanWeight: 1 })], details)).toContain("sampled on llama.cpp (no step trained Solver tokens");
+  });
+
   it("says nothing about the engine when the policy sampled on the trainer", () => {
     expect(formatSummary([report(1)], details)).not.toContain("llama.cpp");
   });

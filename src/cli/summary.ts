@@ -49,7 +49,9 @@ export function formatSummary(reports: readonly RoundReport[], details: { model:
             ? ""
             : `; probe logprob ${trainer.probe.meanLogprob.toFixed(4)}/token, change since the start ${signed(trainer.probe.deltaFromStart)}/token over ${plural(trainer.probe.tokens, "token")}`) +
           (mismatch === undefined
-            ? ""
+            ? reports.some((report) => report.trainer.samplerMismatch !== undefined)
+              ? "; sampled on llama.cpp (no step trained Solver tokens, so no engine–trainer mismatch was measured)"
+              : ""
             : `; sampled on llama.cpp, engine–trainer KL ${mismatch.klEstimate.toFixed(4)}/token over ${plural(mismatch.tokens, "Solver token")} (step ${mismatchRound}), ${(100 * mismatch.truncatedFraction).toFixed(1)} % truncated`),
   );
   lines.push(`store: ${details.out}/envforge.db  report: ${details.reportPath}`);

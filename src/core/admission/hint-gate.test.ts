@@ -18,6 +18,9 @@ describe("hint leak checks", () => {
     expect(hintContainsAnswer("In the first room the total comes to 2 5 5.", "Answer: 255")).toBe("spaced_digits");
     expect(hintContainsAnswer("The sign is written backwards: 2714.", "Code: 4172")).toBe("reversed");
     expect(hintContainsAnswer("Say it backwards: tluav nepo.", "open vault")).toBe("reversed");
+    // a reversed word inside another word is no leak
+    expect(hintContainsAnswer("The courier will deliver the package.", "evil")).toBeNull();
+    expect(hintContainsAnswer("Try the sizes 2, 4 and 8 first.", "24")).toBeNull();
   });
 
   it("does not flag hints that only share short digits or ordinary words with the answer", () => {

@@ -45,8 +45,12 @@ export function hintContainsAnswer(hint: string, answer: string): HintLeak | nul
   for (const reading of readings) {
     if (reading.normalised.includes(normalised)) return reading.kind === "as_written" ? "normalised" : reading.kind;
   }
+  // reversed: digits anywhere ("2714" for 4172); words only as whole words ("tluav nepo", not "evil" inside "deliver")
   const reversed = [...normalised].reverse().join("");
-  if (reversed !== normalised && readings.some((reading) => reading.normalised.includes(reversed))) return "reversed";
+  if (reversed === normalised) return null;
+  const reversedWords = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp([...value].reverse().join(""))}(?![\\p{L}\\p{N}])`, "iu");
+  const digitsOnly = /^\p{Nd}+$/u.test(normalised);
+  if (readings.some((reading) => reversedWords.test(reading.text) || (digitsOnly && reading.normalised.includes(reversed)))) return "reversed";
   return null;
 }
 

@@ -27,6 +27,8 @@ describe("hint readings", () => {
     expect(spacedDigitsJoined("code 4-1-7-2 or 4.1.7.2 or 4, 1, 7, 2")).toBe("code 4172 or 4172 or 4172");
     expect(spacedDigitsJoined("add 12 and 34")).toBe("add 12 and 34");
     expect(spacedDigitsJoined("pick 4 17 2")).toBe("pick 4 17 2");
+    // a short comma list is a list, not a spelled-out number
+    expect(spacedDigitsJoined("sizes 2, 4 and 8")).toBe("sizes 2, 4 and 8");
   });
 
   it("lists each distinct reading once", () => {

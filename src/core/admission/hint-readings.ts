@@ -100,10 +100,15 @@ function extend(reading: NumberReading | null, word: string): NumberReading | "n
 /**
  * The hint with runs of single digits separated by spaces or punctuation
  * joined: "4 1 7 2", "4-1-7-2", "4.1.7.2" and "4, 1, 7, 2" → "4172". A run
- * needs at least two digits, each standing alone (not part of a longer number).
+ * needs at least two digits, each standing alone (not part of a longer number);
+ * a run separated by commas or semicolons needs three, so that an ordinary short
+ * list ("sizes 2, 4 and 8") is not read as the number 24.
  */
 export function spacedDigitsJoined(text: string): string {
-  return text.replace(/(?<![\p{L}\p{N}])\p{Nd}(?:[\s.,;:/|_*+-]{1,3}\p{Nd}(?![\p{N}]))+(?![\p{L}\p{N}])/gu, (run) => run.replace(/[^\p{Nd}]/gu, ""));
+  return text.replace(/(?<![\p{L}\p{N}])\p{Nd}(?:[\s.,;:/|_*+-]{1,3}\p{Nd}(?![\p{N}]))+(?![\p{L}\p{N}])/gu, (run) => {
+    const digits = run.replace(/[^\p{Nd}]/gu, "");
+    return /[,;]/.test(run) && digits.length < 3 ? run : digits;
+  });
 }
 
 /** The readings of a hint that the hint gate searches: as written, number words as digits, and both with spaced digits joined (distinct, in that order). */

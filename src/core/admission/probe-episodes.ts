@@ -54,7 +54,7 @@ export const TRAINING_SEED_BOUND = 1_000_000;
 
 /**
  * `count` seeds spread over the range training draws from, `[1000, TRAINING_SEED_BOUND)`:
- * one in each of `count` equal slices, at a fixed odd offset inside the slice,
+ * one in each of `count` equal slices, at a fixed offset inside the slice (a multiple of 7919),
  * so large seeds are included and the residues modulo small numbers differ.
  * An environment that clamps or folds its seed (`min(seed, 100)`) serves one
  * instance on all of them.
@@ -83,8 +83,8 @@ export function rewardRangeViolation(gate: AdmissionGateName, episodes: readonly
 
 /**
  * Plays one episode per seed in a session, in order, with a policy made per
- * seed. After a sandbox failure the session is dead, so the remaining seeds
- * are not played (the failed episode is the last one returned).
+ * seed. After a sandbox failure the remaining seeds are not played (the failed
+ * episode is the last one returned): a gate's verdict needs only the first failure.
  */
 export async function playSeeds(
   session: EnvSession,

@@ -7,13 +7,16 @@
  * the reply ends with the closing fence. Function bodies are free text indented by four spaces,
  * so the grammar fixes the fences, the manifest and the required definitions (what small models
  * break: a missing function, a renamed one, prose after the block) and leaves the code to the model.
- * Used when `designer.grammar` is on and the provider enforces grammars (the embedded llama.cpp
- * engine); the parser accepts every reply it allows.
+ * Manifest strings hold no control characters and stay within the parser's lengths (title 200,
+ * description and hint 600 characters); function bodies hold no backticks (a line starting with a
+ * fence would end the block). Used when `designer.grammar` is on and the provider enforces
+ * grammars (the embedded llama.cpp engine). Every reply it allows has the structure the parser
+ * looks for; its values can still be rejected (e.g. `MAX_TURNS = 500`, an invalid manifest).
  */
 export const SCAFFOLD_GRAMMAR = String.raw`root ::= "` + "```" + String.raw`python\n" header body "` + "```" + String.raw`"
-header ::= importline* "NAME = \"" slug "\"\n" "TITLE = \"" text "\"\n" "DESCRIPTION = \"" text "\"\n" "HINT = \"" text "\"\n" "SKILLS = [" skill (", " skill){0,4} "]\n"
+header ::= importline* "NAME = \"" slug "\"\n" "TITLE = \"" char{1,200} "\"\n" "DESCRIPTION = \"" char{1,600} "\"\n" "HINT = \"" char{1,600} "\"\n" "SKILLS = [" skill (", " skill){0,4} "]\n"
 slug ::= [a-z] [a-z0-9-]{1,39}
-text ::= [^"\\\n]+
+char ::= [^"\\\x00-\x1f\x7f\u2028\u2029]
 skill ::= "\"" [a-z] [a-z0-9 _-]{0,29} "\""
 body ::= part* "def generate(rng):\n" block part* "def render(instance):\n" block part* "def solve(instance):\n" block part*
 part ::= "\n" | comment | importline | constant | function
@@ -22,5 +25,5 @@ importline ::= ("import " | "from ") [a-zA-Z_] [^\n]* "\n"
 constant ::= [A-Z] [A-Z0-9_]* " = " [^\n]+ "\n"
 function ::= "def " [a-z_] [a-zA-Z0-9_]* "(" [^\n]* "\n" block
 block ::= line (line | "\n")*
-line ::= "    " [^\n]* "\n"
+line ::= "    " [^\n` + "`" + String.raw`]* "\n"
 `;

@@ -53,4 +53,9 @@ describe("readModuleConstants", () => {
     expect(constants).toEqual({});
     expect(performance.now() - started).toBeLessThan(5_000);
   });
+
+  it("starts lines after a newline only, not after a carriage return or U+2028 inside a string", () => {
+    expect(readModuleConstants('TITLE = "x\rHINT = 0"\nHINT = "real"\n').HINT).toBe("real");
+    expect(readModuleConstants('TITLE = "x\u2028HINT = 0"\nHINT = "real"\n').HINT).toBe("real");
+  });
 });

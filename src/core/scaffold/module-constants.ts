@@ -20,6 +20,9 @@ export function readModuleConstants(source: string): Record<string, PythonLitera
   const assignment = /^([A-Z][A-Z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*/gm;
   for (const match of source.matchAll(assignment)) {
     const name = match[1] as string;
+    // a line starts after "\n" only: the m flag's ^ also matches after \r, U+2028 and U+2029, which Python does not end a line on inside a string
+    const index = match.index ?? 0;
+    if (index > 0 && source[index - 1] !== "\n") continue;
     if (seen.has(name)) continue;
     seen.add(name);
     const reader = new LiteralReader(source, (match.index ?? 0) + match[0].length);

@@ -5,15 +5,6 @@ import { applyImportanceCorrection, DEFAULT_IMPORTANCE_CAP } from "../advantages
 export interface OffPolicyCorrectionOptions {
   /** C of the truncated weight `min(π_old / π_sample, C)`. @default {@link DEFAULT_IMPORTANCE_CAP} */
   readonly cap?: number;
-  /**
-   * Replace each datum's logprobs by π_old, so the trainer's ratio `π_θ / π_old` starts at 1 and
-   * the sampler's distribution enters only through the truncated weight (decoupled PPO; the
-   * training–inference mismatch correction of fully-async RL systems). Needed when the sampler's
-   * logprobs are not the trainer's (an inference engine sampling at a temperature other than 1, or
-   * with a repetition penalty, on quantised weights). When false the datum keeps the sampling
-   * logprobs (SPADE's delayed Designer update). @default false
-   */
-  readonly replaceLogprobs?: boolean;
 }
 
 /** What {@link correctOffPolicyDatums} did and measured. */
@@ -37,12 +28,15 @@ export interface OffPolicyCorrection {
 /**
  * Off-policy correction of datums whose sampling logprobs are not those of the policy being
  * updated: π_old is the current learner's logprob of each target token from one gradient-free
- * `forward`, and each policy token's advantage is multiplied by `min(π_old / π_sample, C)`
- * ({@link applyImportanceCorrection}). Two uses, one mechanism: Designer datums sampled
- * `designerDelay` policy versions ago (SPADE, delayed Designer update), and datums sampled on an
- * inference engine whose distribution differs from the trainer's (truncated importance sampling
- * against the training–inference mismatch, Yao et al. 2025, "Your efficient RL framework secretly
- * brings you off-policy RL training"; with `replaceLogprobs`).
+ * `forward`; each policy token's advantage is multiplied by `min(π_old / π_sample, C)`
+ * ({@link applyImportanceCorrection}) and the datum's logprobs become π_old (0 where masked), so
+ * the trainer's ratio `π_θ / π_old` starts at 1 and the sampler's distribution enters only through
+ * the truncated weight (decoupled PPO; keeping π_sample in the datum would count the ratio twice,
+ * once in the weight and once in the trainer's ratio). Two uses, one mechanism: Designer datums
+ * sampled `designerDelay` policy versions ago (SPADE, delayed Designer update), and datums sampled
+ * on an inference engine whose distribution differs from the trainer's (temperature, penalties,
+ * quantised weights: truncated importance sampling against the training–inference mismatch,
+ * Yao et al. 2025, "Your efficient RL framework secretly brings you off-policy RL training").
  *
  * @throws TrainerRequestError / TrainerUnavailableError from the backend
  * @throws TrainingDataError when the backend returns logprobs of the wrong length
@@ -73,7 +67,7 @@ export async function correctOffPolicyDatums(
       maxRatio = Math.max(maxRatio, Math.exp(logRatio));
       if (correction.truncated[position]) truncated += 1;
     });
-    return options.replaceLogprobs ? { ...correction.datum, logprobs: [...old] } : correction.datum;
+    return { ...correction.datum, logprobs: datum.mask.map((flag, position) => (flag === 1 ? (old[position] as number) : 0)) };
   });
   if (policyTokens === 0) return { datums: corrected, policyTokens, truncatedFraction: 0, meanWeight: 1, klEstimate: 0, maxRatio: 1 };
   return { datums: corrected, policyTokens, truncatedFraction: truncated / policyTokens, meanWeight: weightSum / policyTokens, klEstimate: klSum / policyTokens, maxRatio };

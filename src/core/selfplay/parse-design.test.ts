@@ -398,6 +398,12 @@ describe("parseDesign: the scaffolded format", () => {
     expect(pkg.oracleSource).toContain("def act(env, observation):");
   });
 
+  it("reads a scaffold whose function nests a class with reset and step as a scaffold, not as the class format", () => {
+    const nested = scaffold.replace("def generate(rng):\n", "def generate(rng):\n    class Walker:\n        def reset(self, seed): pass\n        def step(self, action): pass\n");
+    const pkg = accepted(parseDesign(fence("python", nested), provenance));
+    expect(pkg.envSource).toContain("class ScaffoldEnv:");
+  });
+
   it("takes a scaffold written without fences, and MAX_TURNS makes it multi-turn", () => {
     const pkg = accepted(parseDesign(`MAX_TURNS = 4\n${scaffold}`, provenance));
     expect(pkg.manifest).toMatchObject({ maxTurns: 4, interaction: "multi-turn" });

@@ -49,7 +49,8 @@ export function parseDesign(completion: string, provenance: Provenance): ParsedD
   if (blocks.length === 0) {
     return failure("unparseable", "the completion holds no fenced code block (```python ... ```)", { excerpt: completion.slice(0, 300) });
   }
-  const environmentBlock = blocks.find((block) => /^\s*class\s+\w+/m.test(block.body) && /def\s+reset\s*\(/.test(block.body) && /def\s+step\s*\(/.test(block.body));
+  // a module-level class (as the static gate and isScaffoldSource look for it): a class nested in a scaffold function is the scaffold's business
+  const environmentBlock = blocks.find((block) => /^class\s+\w+/m.test(block.body) && /def\s+reset\s*\(/.test(block.body) && /def\s+step\s*\(/.test(block.body));
   const json = blocks.map((block) => tryJsonObject(block.body)).find((value) => value !== undefined);
   if (environmentBlock === undefined) {
     const scaffold = blocks.find((block) => isScaffoldSource(block.body));

@@ -38,8 +38,8 @@ export interface TrainingStepInput {
   /**
    * The round's samples came from an inference engine, not from the trainer's own sampler
    * (`trainer.sampler` "engine"): their logprobs are the engine's (tempered, quantised), so every
-   * datum is corrected against the trainer before the update ({@link correctOffPolicyDatums} with
-   * `replaceLogprobs`) and the mismatch is reported. @default false
+   * datum, the Solver's too, is corrected against the trainer before the update
+   * ({@link correctOffPolicyDatums}) and the mismatch is reported. @default false
    */
   readonly engineSampled?: boolean;
 }
@@ -95,13 +95,13 @@ export interface TrainingStepResult {
  * Solver's datums are trained on at once; the Designer's datums of this step go to
  * `pendingDesigner` and are trained on `schedule.designerDelay` steps later, their
  * advantages corrected by truncated importance sampling against the current learner
- * (`correctDelayedDatums`, when the backend has `forward`). Both roles' datums go into
+ * (`correctOffPolicyDatums`, when the backend has `forward`). Both roles' datums go into
  * one `forwardBackward` (same weights, separate advantages), then one `optimStep`.
  *
  * With `engineSampled` (the policy sampled on an inference engine) every datum's logprobs are the
- * engine's, so the Solver's datums are corrected too and every corrected datum carries the
- * trainer's π_old as its logprobs (truncated importance sampling against the training–inference
- * mismatch, {@link correctOffPolicyDatums}); `samplerMismatch` reports KL, largest ratio and
+ * engine's, so the Solver's datums are corrected the same way (truncated importance sampling
+ * against the training–inference mismatch, {@link correctOffPolicyDatums}; every corrected datum
+ * carries the trainer's π_old as its logprobs); `samplerMismatch` reports KL, largest ratio and
  * truncation.
  *
  * @throws TrainingDataError when a recorded trajectory is inconsistent
@@ -155,9 +155,9 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<Trainin
   const engineSampled = (input.engineSampled ?? false) && forward !== null;
   const unchanged = (datums: readonly Datum[]): OffPolicyCorrection => ({ datums, policyTokens: 0, truncatedFraction: 0, meanWeight: 1, klEstimate: 0, maxRatio: 1 });
   // delayed Designer datums are off-policy whatever sampled them; the Solver's only when an engine did
-  const correction = forward !== null && due.length > 0 ? await correctOffPolicyDatums(forward, due, loss, { replaceLogprobs: engineSampled }) : unchanged(due);
+  const correction = forward !== null && due.length > 0 ? await correctOffPolicyDatums(forward, due, loss) : unchanged(due);
   const solverBuilt = built.datums.filter((entry) => entry.role === "solver").map((entry) => entry.datum);
-  const solver = engineSampled && forward !== null ? await correctOffPolicyDatums(forward, solverBuilt, loss, { replaceLogprobs: true }) : unchanged(solverBuilt);
+  const solver = engineSampled && forward !== null ? await correctOffPolicyDatums(forward, solverBuilt, loss) : unchanged(solverBuilt);
   const solverDatums = solver.datums;
   const batch = [...solverDatums, ...correction.datums];
   let policyVersion = trainer.policyVersion;
