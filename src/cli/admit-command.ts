@@ -1,7 +1,7 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { configSource, ADMISSION_GATE_NAMES, mergeConfigInput, parseConfig, readConfigFile, type AdmissionGateName, type Config } from "../config/index.js";
-import { ConfigError, type EnvPackage, type LanguageModel, type RejectVerdict } from "../spec/index.js";
+import { ConfigError, packageId, reject, type EnvPackage, type LanguageModel, type RejectVerdict } from "../spec/index.js";
 import {
   admissionConcurrency,
   admit,
@@ -14,7 +14,7 @@ import {
 } from "../core/admission/index.js";
 import { solverPolicy } from "../core/selfplay/index.js";
 import { openModel } from "../adapters/llm/index.js";
-import { loadSeedPackages, PACKAGE_FILES } from "../adapters/package-files/index.js";
+import { loadSeedPackages, PACKAGE_FILES, SEED_FOLDER } from "../adapters/package-files/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
 import { mapWithConcurrency } from "../support/concurrency.js";
 import { admissionResources } from "./admission-resources.js";
@@ -45,7 +45,12 @@ export interface AdmitFlags {
  * @throws ConfigError when a path does not exist, holds no package, or a package in it is malformed
  */
 export function loadPoolPackages(paths: readonly string[]): EnvPackage[] {
-  const packages: EnvPackage[] = [];
+  return loadPoolFolders(paths).map((entry) => entry.package);
+}
+
+/** {@link loadPoolPackages} with the folder each package was read from. */
+function loadPoolFolders(paths: readonly string[]): { readonly package: EnvPackage; readonly folder: string }[] {
+  const packages: { package: EnvPackage; folder: string }[] = [];
   for (const path of paths) {
     if (!existsSync(path)) throw new ConfigError(`--pool ${path} does not exist`);
     const folders = existsSync(join(path, PACKAGE_FILES.manifest))
@@ -60,7 +65,7 @@ export function loadPoolPackages(paths: readonly string[]): EnvPackage[] {
     for (const folder of folders) {
       const loaded = loadCandidate(folder);
       if ("invalid" in loaded) throw new ConfigError(`--pool ${folder}: ${loaded.invalid.message}`);
-      packages.push(loaded.package);
+      packages.push({ package: loaded.package, folder });
     }
   }
   return packages;
@@ -174,10 +179,13 @@ export async function admitCommand(path: string, flags: AdmitFlags, write: (text
   const pipeline = await buildPipeline(config, flags, config.admission.benchmarkPath);
   try {
     for (const note of pipeline.notes) process.stderr.write(`envforge: ${note}\n`);
+    const copy = "invalid" in loaded ? null : exactCopyIn(loaded.package, path, flags.pool ?? []);
     const result =
       "invalid" in loaded
         ? { admitted: false, verdicts: [loaded.invalid], timingsMs: { static: 0 } }
-        : await admit(loaded.package, pipeline.gates, pipeline.context);
+        : copy !== null
+          ? { admitted: false, verdicts: [copy], timingsMs: {} }
+          : await admit(loaded.package, pipeline.gates, pipeline.context);
     const last = result.verdicts.at(-1);
     const rejected = last?.status === "reject" ? last : null;
     const output: AdmitJson = {
@@ -198,6 +206,22 @@ export async function admitCommand(path: string, flags: AdmitFlags, write: (text
   } finally {
     await pipeline.close();
   }
+}
+
+/**
+ * A `duplicate` verdict when `candidate` is an exact copy (same {@link packageId}: same manifest
+ * without provenance and sources) of a seed or `--pool` package read from another folder; null
+ * otherwise. The novelty gate leaves a package's own id out of its pool (so a seed admitted
+ * against the seeds is not its own neighbour), which would let a byte-identical copy pass it.
+ */
+function exactCopyIn(candidate: EnvPackage, path: string, pool: readonly string[]): RejectVerdict | null {
+  const id = packageId(candidate);
+  const seeds = readdirSync(SEED_FOLDER, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join(SEED_FOLDER, entry.name));
+  const members = [...loadPoolFolders(seeds), ...loadPoolFolders(pool)];
+  const here = realpathSync(path);
+  const same = members.find((member) => packageId(member.package) === id && realpathSync(member.folder) !== here);
+  if (same === undefined) return null;
+  return reject("duplicate", "duplicate", `the package is an exact copy of ${same.package.manifest.name} (${id}) in the novelty pool (${same.folder})`);
 }
 
 /** File of a fixture folder holding its {@link FixtureLabel}. */

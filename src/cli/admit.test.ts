@@ -97,6 +97,31 @@ describe("envforge admit PATH", () => {
     rmSync(folder, { recursive: true, force: true });
   });
 
+  it("rejects a byte-identical copy of a seed or an --pool package as a duplicate, and still admits the seed itself", () => {
+    const folder = mkdtempSync(join(tmpdir(), "envforge-copy-"));
+    cpSync("envs/seeds/knapsack", join(folder, "knapsack"), { recursive: true });
+    const copy = envforge("admit", join(folder, "knapsack"), "--json", "--gates", "static,novelty");
+    expect(copy.status).toBe(1);
+    expect(JSON.parse(copy.stdout)).toMatchObject({ admitted: false, gate: "duplicate", reason: "duplicate", message: expect.stringMatching(/exact copy of knapsack/) });
+    const seed = envforge("admit", "envs/seeds/knapsack", "--json", "--gates", "static,novelty");
+    expect(JSON.parse(seed.stdout)).toMatchObject({ admitted: true });
+    cpSync(join(CORPUS, "good-counter-target"), join(folder, "counter"), { recursive: true });
+    const pooled = envforge("admit", join(folder, "counter"), "--json", "--gates", "static,novelty", "--pool", join(CORPUS, "good-counter-target"));
+    expect(JSON.parse(pooled.stdout)).toMatchObject({ gate: "duplicate", reason: "duplicate" });
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it("escapes control characters in error messages that quote a file (an --pool env.json of escape bytes)", () => {
+    const folder = mkdtempSync(join(tmpdir(), "envforge-pool-"));
+    cpSync(join(CORPUS, "good-counter-target"), join(folder, "pkg"), { recursive: true });
+    writeFileSync(join(folder, "pkg", "env.json"), "\u001b]0;pwned\u0007\u001b[2J{");
+    const result = envforge("admit", join(CORPUS, "copy-of-pool-member"), "--pool", folder);
+    rmSync(folder, { recursive: true, force: true });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("\\x1b]0;pwned\\x07");
+    expect(result.stderr).not.toContain("\u001b");
+  });
+
   it("prints an environment's control characters escaped, never raw (ANSI/OSC in an exception message)", () => {
     const text = envforge("admit", join(CORPUS, "terminal-escapes-in-error"));
     expect(text.status).toBe(1);

@@ -1,5 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { EnvforgeError } from "../spec/index.js";
+import { escapeControlCharacters } from "./terminal-text.js";
 import { admitCommand, evaluateCommand } from "./admit-command.js";
 import { benchAdmissionCommand } from "./bench-command.js";
 import { benchTrainingCommand } from "./bench-training-command.js";
@@ -249,7 +250,8 @@ try {
   } else if (error instanceof CommanderError) {
     process.exitCode = error.exitCode === 0 ? 0 : 2;
   } else if (error instanceof EnvforgeError) {
-    process.stderr.write(`envforge: ${error.message}\n`);
+    // messages can quote untrusted text (a package's JSON, a path): no raw control character reaches the terminal
+    process.stderr.write(`envforge: ${escapeControlCharacters(error.message)}\n`);
     process.exitCode = 2;
   } else {
     throw error;

@@ -1,7 +1,7 @@
 import { pass, reject, type EnvPackage, type Verdict } from "../../spec/index.js";
 import { doNothingPolicy, randomPolicy, seededRandom, type Policy } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
-import { episodeSummary, playSeeds, rewardRangeViolation, scriptedPolicy, seedRange, withSession } from "./probe-episodes.js";
+import { episodeSummary, invalidStepResult, playSeeds, rewardRangeViolation, scriptedPolicy, seedRange, withSession } from "./probe-episodes.js";
 
 /** The planted invalid action: nothing a well-formed task can accept as an answer. */
 export const INVALID_ACTION = "<<not a valid action>>";
@@ -35,7 +35,7 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
   });
   if (played.kind !== "ok") return reject("negative-controls", "load_failed", `env.py failed to load: ${played.message}`, { kind: played.kind });
   for (const { control, episodes } of played.value) {
-    const outOfRange = rewardRangeViolation("negative-controls", episodes, candidate);
+    const outOfRange = rewardRangeViolation("negative-controls", episodes, candidate) ?? invalidStepResult("negative-controls", episodes);
     if (outOfRange !== null) return outOfRange;
     const won = episodes.filter((episode) => episode.won);
     if (won.length > 0) {

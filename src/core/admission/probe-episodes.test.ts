@@ -2,7 +2,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { BwrapSandbox } from "../../adapters/sandbox/index.js";
 import { fromPackageDocument } from "../../adapters/package-files/index.js";
 import { playEpisode } from "../rollout/index.js";
-import { rewardRangeViolation, scriptedPolicy, withSession } from "./probe-episodes.js";
+import { invalidStepResult, rewardRangeViolation, scriptedPolicy, withSession } from "./probe-episodes.js";
+import { scorerContractGate } from "./scorer-contract-gate.js";
+import { parseConfig } from "../../config/index.js";
+import { testAdmissionResources } from "../../testing/admission-resources.js";
 
 // Every gate's episodes check the declared reward range in the sandbox (issue 17, hole 1).
 
@@ -43,3 +46,30 @@ describe("withSession", () => {
     expect(rewardRangeViolation("oracle", [unchecked.value], pkg)).toBeNull();
   }, 30_000);
 });
+
+describe("invalidStepResult", () => {
+  // hand-written broken program (not model output): the right answer pays 1, a readable wrong one NaN
+  const nanOnWrong = fromPackageDocument({
+    manifest: { ...pkg.manifest, name: "nan-on-wrong-answer", title: "Pays NaN for a wrong number" },
+    files: {
+      "env.py": "class NanOnWrong:\n    def reset(self, seed):\n        self.answer = 40 + seed % 5\n        return f'Reply with {self.answer}.'\n    def step(self, action):\n        if action.strip() == str(self.answer):\n            return ('right', 1.0, True, False, {})\n        if action.strip().lstrip('-').isdigit():\n            return ('wrong', float('nan'), True, False, {})\n        return ('unreadable', 0.0, True, False, {'invalid_action': True})\n",
+      "oracle.py": "def act(env, observation):\n    return observation.split()[-1].rstrip('.')\n",
+    },
+  });
+
+  it("turns a protocol_violation on a played path into the gate's invalid_step_result, and lets a clean episode pass", async () => {
+    const wrong = await withSession(sandbox, nanOnWrong, false, (session) => playEpisode(session, nanOnWrong.manifest, 0, scriptedPolicy("41", ["41"])));
+    if (wrong.kind !== "ok") throw new Error(wrong.message);
+    expect(invalidStepResult("scorer-contract", [wrong.value])).toMatchObject({ gate: "scorer-contract", reason: "invalid_step_result", evidence: { seed: 0, turn: 1 } });
+    const right = await withSession(sandbox, nanOnWrong, false, (session) => playEpisode(session, nanOnWrong.manifest, 0, scriptedPolicy("40", ["40"])));
+    if (right.kind !== "ok") throw new Error(right.message);
+    expect(invalidStepResult("scorer-contract", [right.value])).toBeNull();
+  });
+
+  it("makes the scorer contract reject a NaN reward behind a perturbed answer", async () => {
+    const settings = parseConfig({}).admission;
+    const verdict = await scorerContractGate().check(nanOnWrong, { ...testAdmissionResources(), sandbox, settings, pool: [] });
+    expect(verdict).toMatchObject({ status: "reject", gate: "scorer-contract", reason: "invalid_step_result" });
+  });
+});
+

@@ -82,6 +82,22 @@ export function rewardRangeViolation(gate: AdmissionGateName, episodes: readonly
 }
 
 /**
+ * The gate's `invalid_step_result` verdict for the first episode that the sandbox ended with a
+ * `protocol_violation` (a reward that is not a finite number, such as NaN or `10**400`, or a step
+ * result of the wrong shape) on a path the executable gate's probes did not take, e.g. a wrong
+ * but readable answer; null when there is none.
+ */
+export function invalidStepResult(gate: AdmissionGateName, episodes: readonly Episode[]): RejectVerdict | null {
+  const failed = episodes.find((episode) => episode.failure?.kind === "protocol_violation");
+  if (failed?.failure === undefined) return null;
+  return reject(gate, "invalid_step_result", `seed ${failed.seed}, turn ${failed.turns.length + 1}: ${failed.failure.message}`, {
+    seed: failed.seed,
+    turn: failed.turns.length + 1,
+    actions: failed.turns.map((turn) => turn.action.slice(0, 100)),
+  });
+}
+
+/**
  * Plays one episode per seed in a session, in order, with a policy made per
  * seed. After a sandbox failure the remaining seeds are not played (the failed
  * episode is the last one returned): a gate's verdict needs only the first failure.

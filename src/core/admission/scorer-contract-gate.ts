@@ -2,7 +2,7 @@ import { pass, reject, type EnvPackage, type EnvSession, type Episode, type Verd
 import { playEpisode } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
 import { playOracle, winningActions } from "./oracle-gate.js";
-import { rewardRangeViolation, scriptedPolicy, withSession } from "./probe-episodes.js";
+import { invalidStepResult, rewardRangeViolation, scriptedPolicy, withSession } from "./probe-episodes.js";
 
 /** Kinds of perturbation applied to the oracle's winning action. */
 export type PerturbationKind =
@@ -120,7 +120,7 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
       for (const [kind, action] of Object.entries(perturbAnswer(win.answer)) as [PerturbationKind, string][]) {
         if (action === win.answer || !appliesTo(kind, win.answer, singleTurn)) continue;
         const episode = await replay(session, candidate, win.seed, [...win.actions.slice(0, -1), action]);
-        const outOfRange = rewardRangeViolation("scorer-contract", [episode], candidate);
+        const outOfRange = rewardRangeViolation("scorer-contract", [episode], candidate) ?? invalidStepResult("scorer-contract", [episode]);
         if (outOfRange !== null) return outOfRange;
         if (episode.won) accepted.set(kind, [...(accepted.get(kind) ?? []), { seed: win.seed, action }]);
       }
