@@ -1,6 +1,7 @@
 /**
  * GBNF grammar (llama.cpp's grammar format) of a scaffolded design reply: one fenced python
- * block that starts with optional imports and the manifest constants `NAME` (a lowercase slug),
+ * block that starts with at most eight import lines (Qwen2.5-Coder-1.5B looped on imports there on
+ * repair turns until the token bound) and the manifest constants `NAME` (a lowercase slug),
  * `TITLE`, `DESCRIPTION`, `HINT` (one-line strings) and `SKILLS` (one to five lowercase strings),
  * then defines `generate(rng)`, `render(instance)` and `solve(instance)` at module level, in that
  * order, with any helper functions, constants, imports, comments and blank lines between them;
@@ -14,7 +15,7 @@
  * looks for; its values can still be rejected (e.g. `MAX_TURNS = 500`, an invalid manifest).
  */
 export const SCAFFOLD_GRAMMAR = String.raw`root ::= "` + "```" + String.raw`python\n" header body "` + "```" + String.raw`"
-header ::= importline* "NAME = \"" slug "\"\n" "TITLE = \"" char{1,200} "\"\n" "DESCRIPTION = \"" char{1,600} "\"\n" "HINT = \"" char{1,600} "\"\n" "SKILLS = [" skill (", " skill){0,4} "]\n"
+header ::= importline{0,8} "NAME = \"" slug "\"\n" "TITLE = \"" char{1,200} "\"\n" "DESCRIPTION = \"" char{1,600} "\"\n" "HINT = \"" char{1,600} "\"\n" "SKILLS = [" skill (", " skill){0,4} "]\n"
 slug ::= [a-z] [a-z0-9-]{1,39}
 char ::= [^"\\\x00-\x1f\x7f\u2028\u2029]
 skill ::= "\"" [a-z] [a-z0-9 _-]{0,29} "\""
