@@ -1,5 +1,5 @@
 import type { Config } from "../../config/index.js";
-import type { Datum, DesignRecord, EnvironmentRecord, EpisodeRecord, Trainer } from "../../spec/index.js";
+import type { Datum, DesignRecord, EnvironmentRecord, EpisodeRecord, RoundReport, Trainer } from "../../spec/index.js";
 import {
   buildDatums,
   computeAdvantages,
@@ -46,20 +46,10 @@ export interface TrainingStepInput {
 
 /**
  * The engine–trainer mismatch of one step, over its Solver datums (sampled with the policy version
- * being updated, so the ratio measures the engine alone: quantisation, temperature, penalties).
+ * being updated, so the ratio measures the engine alone: quantisation, temperature, penalties);
+ * the report's `trainer.samplerMismatch`.
  */
-export interface SamplerMismatch {
-  /** Policy tokens measured. */
-  readonly tokens: number;
-  /** Mean per-token KL(engine ‖ trainer) estimate, nats (k3). */
-  readonly klEstimate: number;
-  /** Largest ratio π_trainer / π_engine of a sampled token. */
-  readonly maxRatio: number;
-  /** Fraction of policy tokens whose ratio was truncated at the importance cap. */
-  readonly truncatedFraction: number;
-  /** Mean truncated importance weight folded into the advantages. */
-  readonly meanWeight: number;
-}
+export type SamplerMismatch = NonNullable<RoundReport["trainer"]["samplerMismatch"]>;
 
 /** What {@link runTrainingStep} reports. */
 export interface TrainingStepResult {
