@@ -20,6 +20,7 @@ import { mapWithConcurrency } from "../support/concurrency.js";
 import { admissionResources } from "./admission-resources.js";
 import { loadCandidate } from "./load-candidate.js";
 import { escapeControlCharacters, terminalJson } from "./terminal-text.js";
+import { modelOptionsOf } from "./model-options.js";
 
 /** Flags of `envforge admit`; each maps to a config key. */
 export interface AdmitFlags {
@@ -139,7 +140,7 @@ async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: s
     notes.push(`${modelGates.join(" and ")} not run: they need a language model (--model)`);
     if (gates.length === 0) throw new ConfigError(`no gate left to run: ${modelGates.join(" and ")} need a language model (--model)`);
   } else if (modelGates.length > 0) {
-    model = await openModel(config.model.spec, { contextSize: config.model.contextSize, threads: config.model.threads, timeoutMs: config.model.timeoutMs });
+    model = await openModel(config.model.spec, modelOptionsOf(config));
   }
   const context: AdmissionContext = {
     ...admissionResources(config, benchmarkPath),
@@ -152,6 +153,7 @@ async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: s
           model,
           solver: {
             maxTurns: config.solver.maxTurns,
+            concurrency: config.solver.concurrency,
             policy: (play: number) => solverPolicy(model, { hint: null, maxTokens: config.solver.maxTokens, temperature: config.solver.temperature, seed: play }),
           },
         }),

@@ -10,6 +10,7 @@ import { EMPTY_LEARNING_POTENTIAL } from "../core/rewards/index.js";
 import { designerPromptOf, designFunnel, parseDesign, promptExamplePackages, runDesignStep, type DesignFunnel } from "../core/selfplay/index.js";
 import { packageId, type ChatMessage, type DesignRecord, type EnvironmentRecord, type EnvPackage, type GenerateOptions, type Generation, type LanguageModel } from "../spec/index.js";
 import { admissionResources } from "./admission-resources.js";
+import { modelOptionsOf } from "./model-options.js";
 
 /** Flags of `envforge bench designer`. */
 export interface BenchDesignerFlags {
@@ -137,7 +138,7 @@ export async function benchDesignerCommand(flags: BenchDesignerFlags, write: (te
   const corpus = readCorpus(config.corpus.path);
   const gates = buildGates(config.admission);
   const admission = admissionResources(config);
-  const model = new MeteredModel(await openModel(config.model.spec, { contextSize: config.model.contextSize, threads: config.model.threads, timeoutMs: config.model.timeoutMs }));
+  const model = new MeteredModel(await openModel(config.model.spec, modelOptionsOf(config)));
   const sandbox = openSandbox(config.sandbox);
   const designs: DesignRecord[] = [];
   let nearCopies = 0;

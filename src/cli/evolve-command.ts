@@ -25,6 +25,7 @@ import { SqliteStore } from "../adapters/store/index.js";
 import { createEvolutionProgress } from "./evolution-progress.js";
 import { RUNS_FOLDER } from "./run-command.js";
 import { formatEvolutionSummary } from "./lineage-view.js";
+import { modelOptionsOf } from "./model-options.js";
 
 /** Flags of `envforge evolve`; each maps to one config key (except `from` and `resume`). */
 export interface EvolveFlags {
@@ -127,7 +128,7 @@ export async function evolveCommand(flags: EvolveFlags): Promise<number> {
   const rubrics = readRubrics(config.evolution.rubrics ?? DEFAULT_RUBRICS_PATH);
   const sandbox = openSandbox(config.sandbox);
   const model = new LazyModel(config.model.spec, () =>
-    openModel(config.model.spec, { contextSize: config.model.contextSize, threads: config.model.threads, timeoutMs: config.model.timeoutMs }),
+    openModel(config.model.spec, modelOptionsOf(config)),
   );
   const store = new SqliteStore(storePath);
   const lineagesPath = join(outDir, LINEAGES_FILE);

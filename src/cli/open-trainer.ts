@@ -28,6 +28,7 @@ import {
   type ChatTokenizer,
 } from "../adapters/trainer/index.js";
 import { ConfigError, EnvforgeError, TrainerRequestError, type Datum, type LanguageModel, type Store, type Trainer } from "../spec/index.js";
+import { modelOptionsOf } from "./model-options.js";
 
 /** A trainer for a run, the policy that samples from it, and how to release them. */
 export interface OpenedTrainer {
@@ -140,7 +141,8 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
     let policy: LanguageModel = trainerPolicy;
     let syncCheck: SyncCheckResult | null = null;
     if (engineModel !== null) {
-      engine = await LlamaCppModel.load({ modelPath: engineModel, contextSize: config.model.contextSize, threads: config.model.threads || availableParallelism(), id: `${engineModel}@llama.cpp` });
+      const local = modelOptionsOf(config);
+      engine = await LlamaCppModel.load({ modelPath: engineModel, contextSize: local.contextSize, threads: local.threads || availableParallelism(), sequences: local.sequences, id: `${engineModel}@llama.cpp` });
       const enginePolicy = new EnginePolicy({
         engine,
         tokenizer,

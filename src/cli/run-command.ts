@@ -16,6 +16,7 @@ import { admissionResources } from "./admission-resources.js";
 import { createProgressDisplay } from "./progress-display.js";
 import { openTrainer, type OpenedTrainer } from "./open-trainer.js";
 import { formatSummary } from "./summary.js";
+import { modelOptionsOf } from "./model-options.js";
 
 /** Flags of `envforge run`; each maps to one config key. */
 export interface RunFlags {
@@ -116,7 +117,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   // with a real trainer the policy samples from the trained weights; with noop, from model.spec
   const policy = opened.policy;
   const model = new LazyModel(policy?.id ?? config.model.spec, async () =>
-    policy ?? openModel(config.model.spec, { contextSize: config.model.contextSize, threads: config.model.threads, timeoutMs: config.model.timeoutMs }),
+    policy ?? openModel(config.model.spec, modelOptionsOf(config)),
   );
   const progress = createProgressDisplay();
   const onInterrupt = () => {

@@ -47,6 +47,11 @@ export const ConfigSchema = z
         contextSize: z.number().int().min(512).max(131_072).default(4096),
         /** CPU threads of embedded models; 0 = one per available core. @default 0 */
         threads: z.number().int().min(0).max(512).default(0),
+        /**
+         * Sequences of the embedded llama.cpp context: generations sampled at once, evaluated in shared
+         * batches (each sequence holds its own `contextSize` of KV cache); 0 = `solver.concurrency`. @default 0
+         */
+        sequences: z.number().int().min(0).max(64).default(0),
         /** Request timeout of remote models, milliseconds. @default 120000 */
         timeoutMs: z.number().int().min(1000).default(120_000),
       })
@@ -70,6 +75,13 @@ export const ConfigSchema = z
          * current frontier generation, advanced by the frontier scheduler; see `evolution.frontier`). @default "uniform"
          */
         sampling: z.enum(["uniform", "frontier"]).default("uniform"),
+        /**
+         * Solver episodes in flight at once (the Solver phase, calibration plays and admission's
+         * calibration gate, evolution and frontier rollouts), each in its own sandbox session. Seeds and
+         * stored order do not depend on completion order. On the embedded engine each episode samples on
+         * its own sequence of one llama.cpp context (`model.sequences`). @default 4
+         */
+        concurrency: z.number().int().min(1).max(256).default(4),
       })
       .strict()
       .prefault({}),

@@ -25,6 +25,8 @@ import {
   type Generation,
   type LanguageModel,
 } from "../../spec/index.js";
+import { ItemPool } from "../../support/item-pool.js";
+import { SharedExclusiveLock } from "../../support/shared-exclusive.js";
 
 /** A LoRA adapter to apply on top of the base GGUF. */
 export interface LoraAdapterOptions {
@@ -59,6 +61,12 @@ export interface LlamaCppModelOptions {
   /** A LoRA adapter to open the context with; none when undefined. */
   readonly lora?: LoraAdapterOptions;
   /**
+   * Sequences of the one llama.cpp context: that many calls sample at once, and llama.cpp
+   * evaluates them in shared batches (each sequence has its own `contextSize` of KV cache).
+   * @default 1
+   */
+  readonly sequences?: number;
+  /**
    * Bytes of adapter files one loaded model may accumulate before {@link LlamaCppModel.setAdapter}
    * reopens the model to release them (llama.cpp keeps every adapter a model loaded until the
    * model is disposed). @default 268435456 (256 MiB)
@@ -71,8 +79,10 @@ const LOGPROB_CHUNK = 8;
 
 /**
  * Embedded provider: runs a GGUF model on the CPU in-process through
- * node-llama-cpp (llama.cpp). Calls are serialised on one context sequence, so
- * a shared prompt prefix (a growing episode chat) reuses the KV cache. Returns the
+ * node-llama-cpp (llama.cpp). Calls run on the sequences of one context
+ * (`sequences`, default 1): up to that many at once, evaluated in shared batches, the
+ * rest waiting for a free sequence. A call takes the free sequence whose KV cache shares
+ * the longest prefix with its prompt, so a growing episode chat reuses its cache. Returns the
  * completion's token ids (by tokenising the text); per-token logprobs of a generation
  * are not available from this provider, but {@link LlamaCppModel.tokenLogprobs} scores
  * a given token sequence.
@@ -82,10 +92,11 @@ const LOGPROB_CHUNK = 8;
  * trainer's published weights reach this engine.
  */
 export class LlamaCppModel implements LanguageModel {
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Samples hold it shared; adapter swaps and close hold it exclusive (nothing samples during a swap). */
+  private readonly lock = new SharedExclusiveLock();
   private model: LlamaModel;
   private context: LlamaContext;
-  private sequence: LlamaContextSequence;
+  private sequences: ItemPool<LlamaContextSequence>;
   private currentAdapter: LoraAdapterOptions | null;
   /** Adapter files loaded into the current model: resolved path → size and mtime when loaded. */
   private loadedAdapters = new Map<string, string>();
@@ -102,7 +113,7 @@ export class LlamaCppModel implements LanguageModel {
   ) {
     this.model = opened.model;
     this.context = opened.context;
-    this.sequence = opened.context.getSequence();
+    this.sequences = poolOf(opened.context);
     this.currentAdapter = opened.adapter;
     if (opened.adapter !== null) this.noteLoaded(opened.adapter.filePath);
   }
@@ -133,9 +144,14 @@ export class LlamaCppModel implements LanguageModel {
     return this.currentAdapter;
   }
 
+  /** Sequences of the context: calls that sample at once. */
+  get parallelSequences(): number {
+    return this.context.totalSequences;
+  }
+
   /**
-   * Replaces the applied LoRA adapter (null = the bare base model), after any queued
-   * generation: a new context is opened with the new adapter, and only then is the old
+   * Replaces the applied LoRA adapter (null = the bare base model) once the calls running
+   * now have finished (calls made meanwhile wait for the swap): a new context is opened with the new adapter, and only then is the old
    * context released, so if opening fails the old adapter stays in use. The KV cache
    * starts empty.
    *
@@ -149,7 +165,7 @@ export class LlamaCppModel implements LanguageModel {
    * @throws ModelUnavailableError when llama.cpp cannot open the model or the adapter
    */
   setAdapter(adapter: LoraAdapterOptions | null): Promise<void> {
-    const run = this.queue.then(async () => {
+    return this.lock.exclusive(async () => {
       if (adapter !== null) await checkLoraAdapter(adapter.filePath, this.model.fileInfo);
       if (adapter !== null && this.needsFreshModel(adapter.filePath)) {
         const opened = await open(this.llama, this.settings, adapter, this.model.fileInfo);
@@ -167,13 +183,11 @@ export class LlamaCppModel implements LanguageModel {
       this.useContext(context, adapter);
       await previous.dispose();
     });
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 
   private useContext(context: LlamaContext, adapter: LoraAdapterOptions | null): void {
     this.context = context;
-    this.sequence = context.getSequence();
+    this.sequences = poolOf(context);
     this.currentAdapter = adapter;
     if (adapter !== null) this.noteLoaded(adapter.filePath);
   }
@@ -198,20 +212,20 @@ export class LlamaCppModel implements LanguageModel {
    * (so the result has `tokens.length - 1` entries). The distribution is llama.cpp's
    * softmax of the raw logits (no temperature, no top-k). Each scored position returns a
    * full-vocabulary distribution, so this is for checks and short sequences, not for
-   * every sample. Clears the sequence's KV cache. An entry is `-Infinity` where llama.cpp
-   * gives the token no probability.
+   * every sample. Clears the KV cache of the sequence it uses. An entry is `-Infinity` where
+   * llama.cpp gives the token no probability.
    *
    * @throws ModelRequestError when llama.cpp fails
    */
   tokenLogprobs(tokens: readonly number[]): Promise<number[]> {
-    const run = this.queue.then(async () => {
+    return this.withSequence(undefined, async (sequence) => {
       try {
-        await this.sequence.clearHistory();
+        await sequence.clearHistory();
         const values: number[] = [];
         for (let start = 0; start < tokens.length - 1; start += LOGPROB_CHUNK) {
           const end = Math.min(start + LOGPROB_CHUNK, tokens.length - 1);
           const input: ControlledEvaluateInputItem[] = tokens.slice(start, end).map((token) => [token as Token, { generateNext: { probabilities: true } }]);
-          const output = await this.sequence.controlledEvaluate(input);
+          const output = await sequence.controlledEvaluate(input);
           for (let index = start; index < end; index += 1) {
             const probability = output[index - start]?.next.probabilities?.get(tokens[index + 1] as Token) ?? 0;
             values.push(Math.log(probability));
@@ -222,8 +236,6 @@ export class LlamaCppModel implements LanguageModel {
         throw new ModelRequestError(`llama.cpp could not score ${tokens.length} tokens: ${(error as Error).message}`, { cause: error });
       }
     });
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 
   /**
@@ -232,25 +244,37 @@ export class LlamaCppModel implements LanguageModel {
    * `options.temperature` (0 = greedy) with `options.seed`, stopping after an end-of-generation
    * token (EOS, end of turn; it is kept in `tokens`) or `options.maxTokens` tokens. `logprobs[i]`
    * is the natural-log probability llama.cpp's sampler chain gave `tokens[i]` (its confidence:
-   * after temperature and any repetition penalty, so the distribution sampled from). The KV cache
-   * of the longest common prefix with the previous call is reused. Runs after any queued call.
+   * after temperature and any repetition penalty, so the distribution sampled from). It runs on
+   * the free sequence whose KV cache shares the longest prefix with `promptTokens`, and reuses
+   * that prefix.
    *
    * @param promptTokens at least one token id, all within the model's context window with `options.maxTokens`
    * @throws ModelRequestError when the prompt is empty or too long, llama.cpp fails, or `options.signal` aborts
    */
   sampleTokens(promptTokens: readonly number[], options: GenerateOptions): Promise<TokenSample> {
-    const run = this.queue.then(() => this.sampleNow(promptTokens, options));
-    this.queue = run.catch(() => undefined);
-    return run;
+    const shared = (sequence: LlamaContextSequence) => sequence.compareContextTokens(promptTokens as Token[]).firstDifferentIndex;
+    return this.withSequence(shared, (sequence) => this.sampleNow(sequence, promptTokens, options));
   }
 
-  private async sampleNow(promptTokens: readonly number[], options: GenerateOptions): Promise<TokenSample> {
+  /** Runs `work` on a free sequence (the one `score` ranks highest), holding the lock shared. */
+  private withSequence<T>(score: ((sequence: LlamaContextSequence) => number) | undefined, work: (sequence: LlamaContextSequence) => Promise<T>): Promise<T> {
+    return this.lock.shared(async () => {
+      const pool = this.sequences;
+      const sequence = await pool.take(score);
+      try {
+        return await work(sequence);
+      } finally {
+        pool.give(sequence);
+      }
+    });
+  }
+
+  private async sampleNow(sequence: LlamaContextSequence, promptTokens: readonly number[], options: GenerateOptions): Promise<TokenSample> {
     if (options.signal?.aborted) throw new ModelRequestError("generation aborted");
     if (promptTokens.length === 0) throw new ModelRequestError("cannot sample after an empty prompt");
     if (promptTokens.length + options.maxTokens > this.context.contextSize) {
       throw new ModelRequestError(`a prompt of ${promptTokens.length} tokens and ${options.maxTokens} new tokens do not fit the ${this.context.contextSize}-token context (model.contextSize)`);
     }
-    const sequence = this.sequence;
     try {
       // keep the cached prefix, but evaluate at least the prompt's last token: sampling needs its logits
       const reused = Math.min(sequence.compareContextTokens(promptTokens as Token[]).firstDifferentIndex, promptTokens.length - 1);
@@ -296,17 +320,15 @@ export class LlamaCppModel implements LanguageModel {
   }
 
   generate(messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> {
-    const run = this.queue.then(() => this.generateNow(messages, options));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.withSequence(undefined, (sequence) => this.generateNow(sequence, messages, options));
   }
 
-  private async generateNow(messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> {
+  private async generateNow(sequence: LlamaContextSequence, messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> {
     const last = messages.at(-1);
     if (last === undefined || last.role !== "user") {
       throw new ModelRequestError("the last chat message must come from the user");
     }
-    const session = new LlamaChatSession({ contextSequence: this.sequence, autoDisposeSequence: false });
+    const session = new LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
     try {
       session.setChatHistory(toHistory(messages.slice(0, -1)));
       const grammar = options.grammar === undefined ? undefined : await this.grammarOf(options.grammar);
@@ -350,11 +372,13 @@ export class LlamaCppModel implements LanguageModel {
     return grammar;
   }
 
-  async close(): Promise<void> {
-    await this.queue;
-    await this.context.dispose();
-    await this.model.dispose();
-    await this.llama.dispose();
+  /** Waits for the calls running now, then releases the context, the model and llama.cpp. */
+  close(): Promise<void> {
+    return this.lock.exclusive(async () => {
+      await this.context.dispose();
+      await this.model.dispose();
+      await this.llama.dispose();
+    });
   }
 }
 
@@ -384,6 +408,7 @@ async function openContext(model: LlamaModel, options: LlamaCppModelOptions, ada
   try {
     return await model.createContext({
       contextSize: options.contextSize ?? 4096,
+      sequences: options.sequences ?? 1,
       ...(options.threads ? { threads: options.threads } : {}),
       ...(adapter === null ? {} : { lora: { adapters: [{ filePath: adapter.filePath, scale: adapter.scale ?? 1 }] } }),
     });
@@ -391,6 +416,11 @@ async function openContext(model: LlamaModel, options: LlamaCppModelOptions, ada
     const what = adapter === null ? options.modelPath : `${options.modelPath} with LoRA adapter ${adapter.filePath}`;
     throw new ModelUnavailableError(`llama.cpp could not open a context on ${what}: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** Every sequence of a fresh context, as a pool. */
+function poolOf(context: LlamaContext): ItemPool<LlamaContextSequence> {
+  return new ItemPool(Array.from({ length: context.totalSequences }, () => context.getSequence()));
 }
 
 /** Size and modification time: what tells a rewritten adapter file from the one loaded. */

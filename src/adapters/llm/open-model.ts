@@ -13,6 +13,8 @@ export interface OpenModelOptions {
   readonly contextSize?: number;
   /** CPU threads for embedded models; 0 = one per available core (llama.cpp's own default oversubscribes small machines badly). @default 0 */
   readonly threads?: number;
+  /** Sequences of an embedded model's llama.cpp context (generations sampled at once). @default 1 */
+  readonly sequences?: number;
   /** Model name for an OpenAI-compatible URL (else the URL's `#fragment`, else the first listed). */
   readonly remoteModel?: string;
   /** Request timeout for remote models, milliseconds. @default 120000 */
@@ -51,7 +53,7 @@ export function classifyModelSpec(spec: string): ModelSpecKind {
  */
 export async function openModel(spec: string, options: OpenModelOptions = {}): Promise<LanguageModel> {
   const kind = classifyModelSpec(spec);
-  const local = { contextSize: options.contextSize ?? 4096, threads: options.threads || availableParallelism() };
+  const local = { contextSize: options.contextSize ?? 4096, threads: options.threads || availableParallelism(), sequences: options.sequences ?? 1 };
   switch (kind) {
     case "embedded": {
       const entry = embeddedModelOf(spec);

@@ -55,7 +55,7 @@ describe("engine policy, bad input", () => {
     await expect(infinite.generate(messages, SAMPLE)).rejects.toBeInstanceOf(ModelRequestError);
   });
 
-  it("serialises syncs and samples: a sync never starts while a sample runs", async () => {
+  it("a sync never starts while a sample runs", async () => {
     const events: string[] = [];
     let version = 0;
     const slowSync: WeightSync = {
@@ -80,6 +80,41 @@ describe("engine policy, bad input", () => {
     const second = policy.generate([{ role: "user", content: "b" }], SAMPLE);
     expect([(await first).policyVersion, (await second).policyVersion]).toEqual([0, 1]);
     expect(events).toEqual(["sample start", "sample end", "sync 1", "sample start", "sample end"]);
+  });
+
+  it("runs samples of one version concurrently, and a sync waits for all of them (control flow, scripted engine)", async () => {
+    const events: string[] = [];
+    let version = 0;
+    const sync: WeightSync = {
+      name: "slow",
+      sync: async (request) => {
+        events.push(`sync ${request.policyVersion}`);
+        return { ...request, location: "-", exportMs: 0, loadMs: 0 };
+      },
+    };
+    let running = 0;
+    let most = 0;
+    const engine: TokenSamplingEngine = {
+      sampleTokens: async () => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        running -= 1;
+        events.push(`sample v${version}`);
+        return { tokens: [5], logprobs: [-0.1], finishReason: "stop" };
+      },
+    };
+    const policy = new EnginePolicy({ engine, tokenizer, sync, policyVersion: () => version, id: "test", loadedVersion: 0 });
+    const first = [0, 1, 2].map(() => policy.generate([{ role: "user", content: "a" }], SAMPLE));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    version = 1;
+    const later = [0, 1].map(() => policy.generate([{ role: "user", content: "b" }], SAMPLE));
+    const versions = (await Promise.all([...first, ...later])).map((generation) => generation.policyVersion);
+    expect(versions).toEqual([0, 0, 0, 1, 1]);
+    expect(most).toBe(3);
+    // one sync, after the three running samples and before the two later ones
+    expect(events.filter((event) => event.startsWith("sync"))).toEqual(["sync 1"]);
+    expect(events.indexOf("sync 1")).toBe(3);
   });
 });
 

@@ -10,6 +10,7 @@ import {
   type WeightSync,
   type WeightSyncResult,
 } from "../../spec/index.js";
+import { SharedExclusiveLock } from "../../support/shared-exclusive.js";
 import type { TokenSample } from "../llm/index.js";
 import type { ChatTokenizer } from "../trainer/index.js";
 
@@ -54,9 +55,10 @@ export interface EnginePolicyOptions {
  * tokenizer, so `promptTokens`, `tokens` and `logprobs` of every generation make a training
  * datum directly. Before each generation, when the trainer's policy version differs from the
  * one loaded, the trainer's adapter is exported and loaded (file `policy-<version>`, one per
- * version so that the engine never reloads the model). Syncs and samples are serialised, so a
- * sync never lands in the middle of a sample. Every generation records `policyVersion` and
- * `engine`.
+ * version so that the engine never reloads the model). Generations run concurrently (as many
+ * as the engine takes at once); a sync waits for the samples running and holds new ones back
+ * until it is done, so a sync never lands in the middle of a sample and every sample is of the
+ * version it records. Every generation records `policyVersion` and `engine`.
  *
  * The logprobs are the engine's, under the sampling settings (temperature, repetition penalty):
  * at temperature 1 without penalty they estimate the same distribution as the trainer's
@@ -69,7 +71,8 @@ export interface EnginePolicyOptions {
  */
 export class EnginePolicy implements LanguageModel {
   readonly id: string;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Samples hold it shared, syncs exclusive. */
+  private readonly lock = new SharedExclusiveLock();
   private loaded: number | null;
   private lastSync: WeightSyncResult | null = null;
   private readonly engineName: string;
@@ -92,36 +95,47 @@ export class EnginePolicy implements LanguageModel {
 
   /**
    * Exports the trainer's current adapter and loads it into the engine now, whatever version
-   * is loaded (after any queued generation): the run's start uses it to prove that the engine
+   * is loaded (once the generations running have finished): the run's start uses it to prove that the engine
    * can load the trainer's adapters.
    * @throws what {@link WeightSync.sync} throws, unwrapped
    */
   syncNow(): Promise<WeightSyncResult> {
-    return this.serialised(() => this.syncTo(this.options.policyVersion()));
+    return this.lock.exclusive(() => this.syncTo(this.options.policyVersion()));
   }
 
   async generate(messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> {
     const promptTokens = await this.trainerCall("tokenising the prompt", () => this.options.tokenizer.encodeChat(messages));
-    const { sample, policyVersion } = await this.serialised(async () => {
-      const version = this.options.policyVersion();
-      if (version !== this.loaded) {
+    const { sample, policyVersion } = await this.sampleCurrent(promptTokens, options);
+    const logprobs = checkedLogprobs(sample, this.engineName);
+    const text = await this.trainerCall("decoding the completion", () => this.options.tokenizer.decode(sample.tokens));
+    return { text, tokens: sample.tokens, logprobs, promptTokens, finishReason: sample.finishReason, policyVersion, engine: this.engineName };
+  }
+
+  /** Waits for the generations running; releases nothing (the engine and the trainer belong to whoever made them). */
+  close(): Promise<void> {
+    return this.lock.exclusive(async () => undefined);
+  }
+
+  /** Samples with the weights of the trainer's current version, syncing them first when the engine holds another. */
+  private async sampleCurrent(promptTokens: readonly number[], options: GenerateOptions): Promise<{ sample: TokenSample; policyVersion: number }> {
+    for (;;) {
+      const sampled = await this.lock.shared(async () => {
+        const version = this.options.policyVersion();
+        if (version !== this.loaded) return null;
+        return { sample: await this.options.engine.sampleTokens(promptTokens, options), policyVersion: version };
+      });
+      if (sampled !== null) return sampled;
+      await this.lock.exclusive(async () => {
+        const version = this.options.policyVersion();
+        if (version === this.loaded) return; // a concurrent generation synced it
         try {
           await this.syncTo(version);
         } catch (error) {
           const retryable = error instanceof EnvforgeError ? error.retryable : false;
           throw new ModelRequestError(`loading policy version ${version} into ${this.engineName} failed: ${(error as Error).message}`, { retryable, cause: error });
         }
-      }
-      return { sample: await this.options.engine.sampleTokens(promptTokens, options), policyVersion: version };
-    });
-    const logprobs = checkedLogprobs(sample, this.engineName);
-    const text = await this.trainerCall("decoding the completion", () => this.options.tokenizer.decode(sample.tokens));
-    return { text, tokens: sample.tokens, logprobs, promptTokens, finishReason: sample.finishReason, policyVersion, engine: this.engineName };
-  }
-
-  /** Releases nothing: the engine and the trainer belong to whoever made them. */
-  async close(): Promise<void> {
-    await this.queue;
+      });
+    }
   }
 
   private async syncTo(version: number): Promise<WeightSyncResult> {
@@ -129,12 +143,6 @@ export class EnginePolicy implements LanguageModel {
     this.loaded = version;
     this.lastSync = result;
     return result;
-  }
-
-  private serialised<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 
   private async trainerCall<T>(what: string, call: () => Promise<T>): Promise<T> {

@@ -1,7 +1,7 @@
 import { pass, reject, type EnvPackage, type Verdict } from "../../spec/index.js";
-import { playEpisode } from "../rollout/index.js";
+import { playEpisodeJobs, type EpisodeJob } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
-import { rewardRangeViolation, withSession } from "./probe-episodes.js";
+import { rewardRangeViolation } from "./probe-episodes.js";
 
 /** First seed of calibration plays (play p uses seed `CALIBRATION_SEED_BASE + p`, apart from the probe seeds). */
 export const CALIBRATION_SEED_BASE = 10_000;
@@ -11,8 +11,10 @@ export const CALIBRATION_SEED_BASE = 10_000;
  * plays): the Solver plays `calibrationPlays` episodes without the hint; when
  * the pass rate lies within `edgeMargin` of a band edge and
  * `secondStagePlays` > 0, it plays that many more and the rate is taken over
- * all plays. Admitted when `bandLow < rate < bandHigh`. A play the sandbox
- * cuts short counts as a loss; the next play's reset starts a clean episode.
+ * all plays. Admitted when `bandLow < rate < bandHigh`. Plays run
+ * `solver.concurrency` at a time (seeds by play number, so the verdict does
+ * not depend on completion order). A play the sandbox cuts short counts as a
+ * loss; the next play gets a fresh session.
  * Every step reward must stay inside `rewardRange`.
  * Reason codes: `too_hard` (rate ≤ bandLow), `too_easy` (rate ≥ bandHigh),
  * `reward_out_of_range`, `model_missing`, `load_failed`.
@@ -25,19 +27,21 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
   const { solver, settings } = context;
   if (solver === undefined) return reject("calibration", "model_missing", "calibration needs a Solver (a language model)");
   const results: boolean[] = [];
-  // one session per stage: after a sandbox failure the next reset starts a clean episode (EnvSession's contract)
+  const program = { envSource: candidate.envSource, oracleSource: null, rewardRange: candidate.manifest.rewardRange };
+  // one stage's plays run solver.concurrency at a time; a play the sandbox cuts short gets a fresh session for the next
   const play = async (count: number): Promise<Verdict | null> => {
-    const played = await withSession(context.sandbox, candidate, false, async (session) => {
-      for (let index = 0; index < count; index += 1) {
-        const number = results.length;
-        const episode = await playEpisode(session, candidate.manifest, CALIBRATION_SEED_BASE + number, solver.policy(number), { maxTurns: solver.maxTurns });
-        results.push(episode.won);
-        const outOfRange = rewardRangeViolation("calibration", [episode], candidate);
-        if (outOfRange !== null) return outOfRange;
-      }
-      return null;
+    const jobs = Array.from({ length: count }, (_, offset): EpisodeJob => {
+      const number = results.length + offset;
+      return { program, manifest: candidate.manifest, seed: CALIBRATION_SEED_BASE + number, policy: () => solver.policy(number), options: { maxTurns: solver.maxTurns } };
     });
-    return played.kind === "ok" ? played.value : reject("calibration", "load_failed", `env.py failed to load: ${played.message}`, { kind: played.kind });
+    const outcomes = await playEpisodeJobs(context.sandbox, jobs, { concurrency: solver.concurrency ?? 1 });
+    for (const outcome of outcomes) {
+      if (outcome.kind !== "ok") return reject("calibration", "load_failed", `env.py failed to load: ${outcome.message}`, { kind: outcome.kind });
+      results.push(outcome.value.won);
+      const outOfRange = rewardRangeViolation("calibration", [outcome.value], candidate);
+      if (outOfRange !== null) return outOfRange;
+    }
+    return null;
   };
   const rate = () => results.filter(Boolean).length / results.length;
   const failed = await play(settings.calibrationPlays);

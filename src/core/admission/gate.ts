@@ -16,6 +16,8 @@ export interface CalibrationSolver {
   policy(play: number): Policy;
   /** Cap on turns per calibration episode, on top of the environment's maxTurns. */
   readonly maxTurns: number;
+  /** Calibration episodes in flight at once (`solver.concurrency`). @default 1 */
+  readonly concurrency?: number;
 }
 
 /**

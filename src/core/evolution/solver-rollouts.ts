@@ -1,5 +1,5 @@
 import type { EnvPackage, Episode, LanguageModel, Sandbox } from "../../spec/index.js";
-import { playEpisode } from "../rollout/index.js";
+import { episodesOf, playEpisodeJobs, type EpisodeJob } from "../rollout/index.js";
 import { deriveSeed } from "../selfplay/sampling.js";
 import { solverPolicy } from "../selfplay/solver-policy.js";
 
@@ -11,29 +11,26 @@ export interface RolloutSettings {
   readonly maxTurns: number;
   readonly maxTokens: number;
   readonly temperature: number;
+  /** Episodes in flight at once (`solver.concurrency`). @default 1 */
+  readonly concurrency?: number;
 }
 
 /**
- * Plays `rollouts` Solver episodes of an environment without its hint, each
- * in a fresh sandbox session; episode and sampling seeds derive from
- * `seedBase`, so a rerun plays the same instances. Sandbox and model failures
- * end single episodes (recorded in `failure`), never the call.
+ * Plays `rollouts` Solver episodes of an environment without its hint,
+ * `settings.concurrency` at a time ({@link playEpisodeJobs}: a lane keeps its
+ * session across rollouts, a fresh one after a sandbox failure); episode and
+ * sampling seeds derive from `seedBase`, so a rerun plays the same instances in
+ * any completion order. Sandbox and model failures end single episodes
+ * (recorded in `failure`), never the call.
  */
 export async function playSolverRollouts(pkg: EnvPackage, model: LanguageModel, sandbox: Sandbox, settings: RolloutSettings, seedBase: string): Promise<Episode[]> {
-  const episodes: Episode[] = [];
-  for (let index = 0; index < settings.rollouts; index += 1) {
-    const seed = deriveSeed(seedBase, "rollout", index) % 1_000_000;
-    const opened = await sandbox.open({ envSource: pkg.envSource, oracleSource: null });
-    if (opened.kind !== "ok") {
-      episodes.push({ seed, initialObservation: "", turns: [], return: pkg.manifest.rewardRange[0], won: false, terminated: false, truncated: true, failure: { kind: opened.kind, message: opened.message } });
-      continue;
-    }
-    try {
-      const policy = solverPolicy(model, { hint: null, maxTokens: settings.maxTokens, temperature: settings.temperature, seed: deriveSeed(seedBase, "sampling", index) });
-      episodes.push(await playEpisode(opened.value, pkg.manifest, seed, policy, { maxTurns: settings.maxTurns }));
-    } finally {
-      await opened.value.close();
-    }
-  }
-  return episodes;
+  const program = { envSource: pkg.envSource, oracleSource: null };
+  const jobs = Array.from({ length: settings.rollouts }, (_, index): EpisodeJob => ({
+    program,
+    manifest: pkg.manifest,
+    seed: deriveSeed(seedBase, "rollout", index) % 1_000_000,
+    policy: () => solverPolicy(model, { hint: null, maxTokens: settings.maxTokens, temperature: settings.temperature, seed: deriveSeed(seedBase, "sampling", index) }),
+    options: { maxTurns: settings.maxTurns },
+  }));
+  return episodesOf(jobs, await playEpisodeJobs(sandbox, jobs, { concurrency: settings.concurrency ?? 1 }));
 }

@@ -5,3 +5,4 @@
 export * from "./policy.js";
 export * from "./play-episode.js";
 export * from "./baseline-policies.js";
+export * from "./episode-jobs.js";

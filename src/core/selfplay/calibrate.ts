@@ -1,6 +1,6 @@
 import type { EnvironmentScores, EnvPackage, Episode, LanguageModel, Sandbox } from "../../spec/index.js";
 import { hintRegret, mean } from "../rewards/index.js";
-import { playEpisode } from "../rollout/index.js";
+import { episodesOf, playEpisodeJobs, type EpisodeJob } from "../rollout/index.js";
 import { deriveSeed } from "./sampling.js";
 import { solverPolicy } from "./solver-policy.js";
 
@@ -11,6 +11,8 @@ export interface SolverPlaySettings {
   readonly maxTurns: number;
   readonly maxTokens: number;
   readonly temperature: number;
+  /** Episodes in flight at once (`solver.concurrency`). @default 1 */
+  readonly concurrency?: number;
 }
 
 /** Episodes of one environment under both hint conditions. */
@@ -20,11 +22,41 @@ export interface HintPlays {
 }
 
 /**
+ * The episodes of {@link playWithAndWithoutHint} as jobs: `plays` without the hint, then
+ * `plays` with it, episode and sampling seeds derived from `seedBase` (so a rerun plays the
+ * same instances, in any completion order).
+ */
+export function hintPlayJobs(pkg: EnvPackage, model: LanguageModel, settings: SolverPlaySettings, seedBase: string): EpisodeJob[] {
+  const program = { envSource: pkg.envSource, oracleSource: null };
+  return [false, true].flatMap((hint) =>
+    Array.from({ length: settings.plays }, (_, play): EpisodeJob => ({
+      program,
+      manifest: pkg.manifest,
+      seed: deriveSeed(seedBase, hint ? "hint" : "no-hint", play) % 1_000_000,
+      policy: () =>
+        solverPolicy(model, {
+          hint: hint ? pkg.manifest.hint : null,
+          maxTokens: settings.maxTokens,
+          temperature: settings.temperature,
+          seed: deriveSeed(seedBase, "sampling", hint ? 1 : 0, play),
+        }),
+      options: { maxTurns: settings.maxTurns },
+    })),
+  );
+}
+
+/** Splits the episodes of {@link hintPlayJobs} (in job order) into the two conditions. */
+export function splitHintPlays(episodes: readonly Episode[]): HintPlays {
+  const half = episodes.length / 2;
+  return { withoutHint: episodes.slice(0, half), withHint: episodes.slice(half) };
+}
+
+/**
  * Plays an environment `plays` times without the hint and `plays` times with it
- * (SPADE: both conditions at the same policy version). Seeds derive from
- * `seedBase`, so a rerun plays the same instances. Sandbox and model failures
- * end single episodes (recorded in `failure`), never the call; after a sandbox
- * failure the next episode gets a fresh session.
+ * (SPADE: both conditions at the same policy version), `settings.concurrency` episodes at
+ * a time. Seeds derive from `seedBase`, so a rerun plays the same instances. Sandbox and
+ * model failures end single episodes (recorded in `failure`), never the call; after a
+ * sandbox failure the next episode gets a fresh session ({@link playEpisodeJobs}).
  */
 export async function playWithAndWithoutHint(
   pkg: EnvPackage,
@@ -33,38 +65,9 @@ export async function playWithAndWithoutHint(
   settings: SolverPlaySettings,
   seedBase: string,
 ): Promise<HintPlays> {
-  const withoutHint: Episode[] = [];
-  const withHint: Episode[] = [];
-  const program = { envSource: pkg.envSource, oracleSource: null };
-  let opened = await sandbox.open(program);
-  for (const hint of [false, true]) {
-    for (let play = 0; play < settings.plays; play += 1) {
-      const seed = deriveSeed(seedBase, hint ? "hint" : "no-hint", play) % 1_000_000;
-      if (opened.kind !== "ok") {
-        // a failure of the previous episode killed its session: start a fresh one
-        opened = await sandbox.open(program);
-      }
-      let episode: Episode;
-      if (opened.kind !== "ok") {
-        episode = { seed, initialObservation: "", turns: [], return: pkg.manifest.rewardRange[0], won: false, terminated: false, truncated: true, failure: { kind: opened.kind, message: opened.message } };
-      } else {
-        const policy = solverPolicy(model, {
-          hint: hint ? pkg.manifest.hint : null,
-          maxTokens: settings.maxTokens,
-          temperature: settings.temperature,
-          seed: deriveSeed(seedBase, "sampling", hint ? 1 : 0, play),
-        });
-        episode = await playEpisode(opened.value, pkg.manifest, seed, policy, { maxTurns: settings.maxTurns });
-        if (episode.failure !== undefined && episode.failure.kind !== "policy_error") {
-          await opened.value.close();
-          opened = { kind: episode.failure.kind, message: episode.failure.message };
-        }
-      }
-      (hint ? withHint : withoutHint).push(episode);
-    }
-  }
-  if (opened.kind === "ok") await opened.value.close();
-  return { withoutHint, withHint };
+  const jobs = hintPlayJobs(pkg, model, settings, seedBase);
+  const outcomes = await playEpisodeJobs(sandbox, jobs, { concurrency: settings.concurrency ?? 1 });
+  return splitHintPlays(episodesOf(jobs, outcomes));
 }
 
 /** Calibration scores without the Designer reward (which the reward mode decides). */

@@ -175,6 +175,7 @@ async function evaluateCompletion(input: DesignStepInput, prompt: DesignerPrompt
     model: input.model,
     solver: {
       maxTurns: config.solver.maxTurns,
+      concurrency: config.solver.concurrency,
       policy: (play) =>
         solverPolicy(input.model, {
           hint: null,

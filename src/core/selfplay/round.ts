@@ -1,11 +1,11 @@
 import type { Config } from "../../config/index.js";
-import type { CorpusDocument, Datum, DesignRecord, EpisodeRecord, LanguageModel, RoundReport, Sandbox, Store, Trainer } from "../../spec/index.js";
+import type { CorpusDocument, Datum, DesignRecord, Episode, EpisodeRecord, LanguageModel, RoundReport, Sandbox, SandboxOutcome, Store, Trainer } from "../../spec/index.js";
 import { lossConfig } from "../advantages/index.js";
 import type { AdmissionGate, AdmissionResources } from "../admission/index.js";
 import { frontierPool } from "../evolution/frontier-scheduler.js";
 import { EMPTY_LEARNING_POTENTIAL, type LearningPotentialState } from "../rewards/index.js";
-import { seededRandom } from "../rollout/index.js";
-import { playWithAndWithoutHint } from "./calibrate.js";
+import { episodesOf, playEpisodeJobs, seededRandom } from "../rollout/index.js";
+import { hintPlayJobs, splitHintPlays } from "./calibrate.js";
 import { planStep, type PendingDesignerDatums } from "./coevolution.js";
 import { ensureProbeBaseline, measureProbe } from "./logprob-probe.js";
 import { runDesignStep } from "./design-step.js";
@@ -79,21 +79,31 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
         : store.listEnvironments();
     const chosen = sampleWithoutReplacement(pool, config.solver.environments, random);
     progress.phaseStarted?.(round, "solver", chosen.length);
+    // every episode of the phase is one job, played solver.concurrency at a time; results come back in job order
+    const settings = { plays: config.plays, ...config.solver };
+    const jobsOf = chosen.map((environment) => hintPlayJobs(environment.package, deps.model, settings, `${config.seed}/${round}/solver/${environment.id}`));
+    const jobs = jobsOf.flat();
+    const environmentOf = jobsOf.flatMap((group, index) => group.map(() => index));
+    const left = jobsOf.map((group) => group.length);
+    const wins = jobsOf.map(() => 0);
+    const onEpisode = (job: number, outcome: SandboxOutcome<Episode>) => {
+      const index = environmentOf[job] as number;
+      if (outcome.kind === "ok" && outcome.value.won) wins[index] = (wins[index] ?? 0) + 1;
+      left[index] = (left[index] ?? 1) - 1;
+      const environment = chosen[index];
+      if (left[index] === 0 && environment !== undefined) progress.unitDone?.(round, "solver", `${environment.package.manifest.name}: ${wins[index]}/${config.plays * 2} won`);
+    };
+    const played = episodesOf(jobs, await playEpisodeJobs(deps.sandbox, jobs, { concurrency: config.solver.concurrency, onEpisode }));
     const episodes: EpisodeRecord[] = [];
-    for (const environment of chosen) {
-      const plays = await playWithAndWithoutHint(
-        environment.package,
-        deps.model,
-        deps.sandbox,
-        { plays: config.plays, ...config.solver },
-        `${config.seed}/${round}/solver/${environment.id}`,
-      );
+    let offset = 0;
+    chosen.forEach((environment, index) => {
+      const count = jobsOf[index]?.length ?? 0;
+      const plays = splitHintPlays(played.slice(offset, offset + count));
+      offset += count;
       for (const [hint, group] of [[false, plays.withoutHint], [true, plays.withHint]] as const) {
         for (const episode of group) episodes.push({ round, environmentId: environment.id, role: "solver", hint, policyVersion, episode });
       }
-      const wins = [...plays.withoutHint, ...plays.withHint].filter((episode) => episode.won).length;
-      progress.unitDone?.(round, "solver", `${environment.package.manifest.name}: ${wins}/${config.plays * 2} won`);
-    }
+    });
     store.saveSolverPhase(round, episodes);
   } else {
     progress.notice?.(`round ${round}: solver phase already stored, skipping it`);

@@ -1,0 +1,103 @@
+import type { EnvManifest, EnvProgram, EnvSession, Episode, Sandbox, SandboxFailureKind, SandboxOutcome } from "../../spec/index.js";
+import { ItemPool } from "../../support/item-pool.js";
+import { mapWithConcurrency } from "../../support/concurrency.js";
+import { playEpisode, type PlayEpisodeOptions } from "./play-episode.js";
+import type { Policy } from "./policy.js";
+
+/** One episode to play: where, with which seed and policy. */
+export interface EpisodeJob {
+  /** The program the episode runs in; jobs naming the same object share sessions. */
+  readonly program: EnvProgram;
+  readonly manifest: EnvManifest;
+  /** Episode seed passed to `reset`. */
+  readonly seed: number;
+  /** Made when the episode starts (a Solver policy holds its chat per episode). */
+  readonly policy: () => Policy;
+  readonly options?: PlayEpisodeOptions;
+}
+
+/** Options of {@link playEpisodeJobs}. */
+export interface EpisodeJobsOptions {
+  /** Episodes in flight at once, each in its own sandbox session; at least 1. @default 1 */
+  readonly concurrency?: number;
+  /** Called as each episode ends (in completion order), with the job's index. */
+  readonly onEpisode?: (index: number, outcome: SandboxOutcome<Episode>) => void;
+}
+
+/** A lane: one session slot, kept open across the jobs of one program. */
+interface Lane {
+  program: EnvProgram | null;
+  session: EnvSession | null;
+}
+
+/**
+ * Plays `jobs` with up to `concurrency` episodes in flight, and returns their outcomes in job
+ * order, whatever the completion order: seeds and policies come from the jobs, so a run is as
+ * deterministic as one played in order. Each of `concurrency` lanes keeps one session open
+ * across consecutive jobs of the same program (a job prefers a lane already holding its
+ * program) and opens a fresh one after a sandbox failure cut an episode short (a policy
+ * error leaves the session usable). A load that times out is tried once more (on a loaded
+ * machine a start can be slow). A load failure is that job's outcome (`kind` ≠ `ok`); an
+ * episode the sandbox or the policy cut short is an `ok` outcome whose episode records the
+ * `failure`. Never throws for sandbox or policy failures; every session is closed on return.
+ */
+export async function playEpisodeJobs(sandbox: Sandbox, jobs: readonly EpisodeJob[], options: EpisodeJobsOptions = {}): Promise<Array<SandboxOutcome<Episode>>> {
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? 1, jobs.length));
+  const lanes: Lane[] = Array.from({ length: concurrency }, () => ({ program: null, session: null }));
+  const free = new ItemPool(lanes);
+  try {
+    return await mapWithConcurrency(jobs, concurrency, async (job, index) => {
+      const lane = await free.take((candidate) => (candidate.program === job.program && candidate.session !== null ? 1 : 0));
+      try {
+        const outcome = await playInLane(sandbox, lane, job);
+        options.onEpisode?.(index, outcome);
+        return outcome;
+      } finally {
+        free.give(lane);
+      }
+    });
+  } finally {
+    await Promise.all(lanes.map((lane) => lane.session?.close()));
+  }
+}
+
+async function playInLane(sandbox: Sandbox, lane: Lane, job: EpisodeJob): Promise<SandboxOutcome<Episode>> {
+  if (lane.program !== job.program || lane.session === null) {
+    await lane.session?.close();
+    lane.session = null;
+    lane.program = job.program;
+    let opened = await sandbox.open(job.program);
+    if (opened.kind === "timeout") opened = await sandbox.open(job.program);
+    if (opened.kind !== "ok") return opened;
+    lane.session = opened.value;
+  }
+  const episode = await playEpisode(lane.session, job.manifest, job.seed, job.policy(), job.options);
+  if (episode.failure !== undefined && episode.failure.kind !== "policy_error") {
+    // the failure killed the episode's session: the lane's next job gets a fresh one
+    await lane.session.close();
+    lane.session = null;
+  }
+  return { kind: "ok", value: episode };
+}
+
+/**
+ * The episode recorded for a job whose environment could not be loaded: no turns, the
+ * lowest return of the manifest's range, truncated, with the load failure.
+ */
+export function unplayedEpisode(job: Pick<EpisodeJob, "seed" | "manifest">, failure: { readonly kind: SandboxFailureKind; readonly message: string }): Episode {
+  return {
+    seed: job.seed,
+    initialObservation: "",
+    turns: [],
+    return: job.manifest.rewardRange[0],
+    won: false,
+    terminated: false,
+    truncated: true,
+    failure: { kind: failure.kind, message: failure.message },
+  };
+}
+
+/** The episode of every outcome, a load failure becoming its {@link unplayedEpisode}. */
+export function episodesOf(jobs: readonly EpisodeJob[], outcomes: ReadonlyArray<SandboxOutcome<Episode>>): Episode[] {
+  return outcomes.map((outcome, index) => (outcome.kind === "ok" ? outcome.value : unplayedEpisode(jobs[index] as EpisodeJob, outcome)));
+}
