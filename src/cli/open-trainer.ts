@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import type { Config } from "../config/index.js";
 import {
   CheckpointingTrainer,
@@ -13,7 +13,18 @@ import {
   type TrainerCheckpoint,
 } from "../core/selfplay/index.js";
 import { embeddedModelOf, ggufPathOf, isEmbeddedSpec, LlamaCppModel, setupCommandFor } from "../adapters/llm/index.js";
-import { checkEngineTrainerSync, EnginePolicy, LlamaCppLoraSync, type SyncCheckResult } from "../adapters/weight-sync/index.js";
+import {
+  checkEngineTrainerSync,
+  EnginePolicy,
+  INFERENCE_SERVER_NAMES,
+  LlamaCppLoraSync,
+  openServerSamplingEngine,
+  serverRootOf,
+  ServerLoraSync,
+  type InferenceServerKind,
+  type SyncCheckResult,
+  type TokenScoringEngine,
+} from "../adapters/weight-sync/index.js";
 import {
   LocalChatTokenizer,
   NoopTrainer,
@@ -35,7 +46,8 @@ export interface OpenedTrainer {
   readonly trainer: Trainer;
   /**
    * The trained policy as a {@link LanguageModel}, or null for `noop` (the run uses `model.spec`):
-   * an {@link EnginePolicy} on llama.cpp with `trainer.sampler` "engine" on a GGUF model, else
+   * an {@link EnginePolicy} on llama.cpp with `trainer.sampler` "engine" on a GGUF model, or on the
+   * vLLM / SGLang server of `trainer.engine` when its kind is one of them, else
    * {@link OpenedTrainer.trainerPolicy}.
    */
   readonly policy: LanguageModel | null;
@@ -44,7 +56,7 @@ export interface OpenedTrainer {
    * `noop`; the same object as `policy` when the policy samples on the trainer. Benchmarks compare the two.
    */
   readonly trainerPolicy: TinkerLanguageModel | null;
-  /** Whether `policy` samples on the llama.cpp engine (its logprobs are then corrected against the trainer at each step). */
+  /** Whether `policy` samples on an engine, llama.cpp or a server (its logprobs are then corrected against the trainer at each step). */
   readonly engineSampled: boolean;
   /** The sync check made at start (engine policy only, unless `trainer.syncCheckTolerance` is null); else null. */
   readonly syncCheck: SyncCheckResult | null;
@@ -68,7 +80,12 @@ export interface OpenTrainerOptions {
  * `reference` on a GGUF model and `trainer.sampler` "engine" (the default) the policy samples
  * on the embedded llama.cpp engine ({@link EnginePolicy}): the trainer's adapter is loaded at
  * start (into `<outDir>/adapters/`) and after every optimiser step, and the sync check compares
- * the engine's probe logprobs with the trainer's (`trainer.syncCheckTolerance`). Otherwise the
+ * the engine's probe logprobs with the trainer's (`trainer.syncCheckTolerance`). With
+ * `trainer.engine.kind` "vllm" or "sglang" (either backend; the trainer must serve the
+ * `/envforge/v1/export_peft_lora` route, as the reference trainer does) the policy samples on that
+ * server instead: the trainer's adapter is written as a peft folder into `trainer.engine.adapterDir`
+ * and loaded by the server at start and after every optimiser step ({@link ServerLoraSync}), a server
+ * that cannot load it fails the run here, and the same sync check runs on the server. Otherwise the
  * policy samples through the trainer's sampler, starting from the base weights (or
  * the restored checkpoint's) and switching to every newly published version. Its
  * chat messages are tokenised, its samples decoded and the logprob probe tokenised by
@@ -80,7 +97,8 @@ export interface OpenTrainerOptions {
  *   ENVFORGE_SKIP_TRAINER=1) or no GGUF model to train, `tinker` has no url,
  *   `trainer.tokenizer` is not a usable tokenizer folder, or it is null and the
  *   server has no tokenizer route to sample the policy with, or the engine sampler cannot load
- *   the trainer's adapter or fails the sync check (the fix named: `trainer.sampler` "trainer")
+ *   the trainer's adapter or fails the sync check (the fix named: `trainer.sampler` "trainer"), or
+ *   `trainer.engine.kind` "vllm" / "sglang" lacks `trainer.engine.url` or an absolute `trainer.engine.adapterDir`
  * @throws TrainerUnavailableError when the backend cannot be started or reached
  */
 export async function openTrainer(config: Config, outDir: string, store: Store, resume: boolean, options: OpenTrainerOptions = {}): Promise<OpenedTrainer> {
@@ -91,6 +109,7 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
   }
   // read before any trainer starts, so that a bad folder costs nothing
   const localTokenizer = settings.tokenizer === null ? null : await LocalChatTokenizer.open(settings.tokenizer);
+  const server = settings.sampler === "engine" ? serverEngineOf(settings.engine) : null;
   let url: string;
   /** The GGUF file the reference trainer trains, which the engine policy samples on; null = sample on the trainer. */
   let engineModel: string | null = null;
@@ -109,15 +128,19 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
       const fix = settings.model === null && isEmbeddedSpec(spec) ? `the embedded model is not installed: run ${setupCommandFor(embeddedModelOf(spec))}` : "give a .gguf file or a Hugging Face model folder";
       throw new ConfigError(`${settings.model === null ? "model.spec" : "trainer.model"}: ${model} does not exist; ${fix}`);
     }
+    // the trainer runs on this machine: the shared adapter folder must exist for it to write into
+    if (server !== null) mkdirSync(server.adapterDir, { recursive: true });
     url = (await startReferenceTrainer({ runDir: outDir, model, port: settings.port, threads: config.model.threads, python })).url;
-    if (settings.sampler === "engine" && model.toLowerCase().endsWith(".gguf")) engineModel = model;
+    if (server === null && settings.sampler === "engine" && model.toLowerCase().endsWith(".gguf")) engineModel = model;
   } else {
     if (settings.url === null) throw new ConfigError(`trainer.backend "tinker" needs trainer.url (the server root, e.g. http://127.0.0.1:8765)`);
     url = settings.url;
   }
   let engine: LlamaCppModel | null = null;
+  let serverSync: ServerLoraSync | null = null;
   const stop = async () => {
     await engine?.close();
+    await serverSync?.close();
     if (settings.backend === "reference") await stopReferenceTrainer(outDir);
   };
   try {
@@ -154,6 +177,34 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
       if (settings.syncCheckTolerance !== null) syncCheck = await checkSync(engine, client, probe, settings.syncCheckTolerance);
       policy = enginePolicy;
     }
+    if (server !== null) {
+      const name = INFERENCE_SERVER_NAMES[server.kind];
+      const engineApiKey = process.env[settings.engine.apiKeyEnv];
+      const keyed = engineApiKey ? { apiKey: engineApiKey } : {};
+      const sync = new ServerLoraSync({
+        kind: server.kind,
+        url: server.url,
+        directory: server.adapterDir,
+        adapterName: server.adapterName,
+        http,
+        modelId: client.modelId,
+        requestTimeoutMs: settings.engine.requestTimeoutMs,
+        ...keyed,
+      });
+      serverSync = sync;
+      const serverEngine = openServerSamplingEngine(server.kind, { url: server.url, adapter: () => sync.adapter, requestTimeoutMs: settings.engine.requestTimeoutMs, ...keyed });
+      const serverPolicy = new EnginePolicy({
+        engine: serverEngine,
+        tokenizer,
+        sync,
+        policyVersion: () => client.policyVersion,
+        id: `${baseModel}@${settings.backend}+${server.kind}`,
+        engineName: server.kind,
+      });
+      await startEngineSampling(serverPolicy, `${name} sampler at ${server.url}`);
+      if (settings.syncCheckTolerance !== null) syncCheck = await checkSync(serverEngine, client, probe, settings.syncCheckTolerance, `${name} sampler`);
+      policy = serverPolicy;
+    }
     return {
       trainer,
       policy,
@@ -181,24 +232,40 @@ function makeAdapterFolder(outDir: string): string {
 
 const SAMPLER_FIX = `set "trainer": { "sampler": "trainer" } in the config to sample on the trainer instead`;
 
+/** `trainer.engine` when it names a server, checked: a ConfigError naming the missing key before anything starts. */
+function serverEngineOf(settings: Config["trainer"]["engine"]): { kind: InferenceServerKind; url: string; adapterDir: string; adapterName: string } | null {
+  if (settings.kind === "embedded") return null;
+  const name = INFERENCE_SERVER_NAMES[settings.kind];
+  if (settings.url === null) {
+    throw new ConfigError(`trainer.engine.kind "${settings.kind}" needs trainer.engine.url, the ${name} server's root (e.g. http://127.0.0.1:8000), or set trainer.engine.kind "embedded"`);
+  }
+  if (settings.adapterDir === null || !isAbsolute(settings.adapterDir)) {
+    throw new ConfigError(
+      `trainer.engine.kind "${settings.kind}" needs trainer.engine.adapterDir, an absolute folder the trainer writes adapters into and ${name} reads them from ` +
+        `(the same path on both: one machine, or a shared file system)${settings.adapterDir === null ? "" : `; got ${settings.adapterDir}`}`,
+    );
+  }
+  return { kind: settings.kind, url: serverRootOf(settings.url), adapterDir: settings.adapterDir, adapterName: settings.adapterName };
+}
+
 /** Loads the trainer's current adapter into the engine: a sampler that cannot load one fails the run here. */
-async function startEngineSampling(policy: EnginePolicy): Promise<void> {
+async function startEngineSampling(policy: EnginePolicy, sampler = "llama.cpp sampler"): Promise<void> {
   try {
     await policy.syncNow();
   } catch (error) {
     if (error instanceof EnvforgeError && !error.retryable) {
-      throw new ConfigError(`the llama.cpp sampler cannot load the trainer's LoRA adapter (${error.message}); ${SAMPLER_FIX}`, { cause: error });
+      throw new ConfigError(`the ${sampler} cannot load the trainer's LoRA adapter (${error.message}); ${SAMPLER_FIX}`, { cause: error });
     }
     throw error;
   }
 }
 
 /** The sync check: the engine's probe logprobs against the trainer's, with the trainer's adapter loaded in both. */
-async function checkSync(engine: LlamaCppModel, trainer: Required<Pick<Trainer, "forward">>, probe: Datum, tolerance: number): Promise<SyncCheckResult> {
+async function checkSync(engine: TokenScoringEngine, trainer: Required<Pick<Trainer, "forward">>, probe: Datum, tolerance: number, sampler = "llama.cpp sampler"): Promise<SyncCheckResult> {
   const result = await checkEngineTrainerSync(engine, trainer, probe, { kind: "importance_sampling", clipLow: 0.2, clipHigh: 0.28 }, tolerance);
   if (!result.passed) {
     throw new ConfigError(
-      `sync check failed: the llama.cpp sampler's logprobs of the probe differ from the trainer's by ${result.meanAbsDifference.toFixed(3)} nats/token on average ` +
+      `sync check failed: the ${sampler}'s logprobs of the probe differ from the trainer's by ${result.meanAbsDifference.toFixed(3)} nats/token on average ` +
         `(tolerance trainer.syncCheckTolerance ${tolerance}), so it would not sample the policy being trained; ${SAMPLER_FIX}, or raise trainer.syncCheckTolerance`,
     );
   }

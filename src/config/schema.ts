@@ -430,6 +430,41 @@ export const ConfigSchema = z
          * adapter loaded); a larger one fails the run. null skips the check. @default 0.25
          */
         syncCheckTolerance: z.number().positive().nullable().default(0.25),
+        /**
+         * The engine the policy samples on with `sampler` "engine". `embedded` (the default) is the llama.cpp
+         * engine inside envforge, on the reference trainer's GGUF model. `vllm` and `sglang` sample on an
+         * OpenAI-compatible inference server started separately on the same base model the trainer trains
+         * (a Hugging Face model folder as `trainer.model`, or a reference trainer at `trainer.url` started with
+         * `envforge trainer up`): after every optimiser step the trainer writes its LoRA adapter as a peft
+         * folder into `adapterDir` and the server loads it at runtime (vLLM: `POST /v1/load_lora_adapter`,
+         * server started with `VLLM_ALLOW_RUNTIME_LORA_UPDATING=True` and `--enable-lora --max-lora-rank R`;
+         * SGLang: `POST /load_lora_adapter`, `--enable-lora --max-lora-rank R --lora-target-modules all`), and
+         * every request names that adapter. A server that cannot load the adapter stops the run at start.
+         */
+        engine: z
+          .object({
+            /** `embedded` (llama.cpp in envforge), `vllm` or `sglang` (a server at `url`). @default "embedded" */
+            kind: z.enum(["embedded", "vllm", "sglang"]).default("embedded"),
+            /** Root URL of the vLLM or SGLang server, without `/v1`, e.g. `http://127.0.0.1:8000`; required for them. @default null */
+            url: z.string().url().nullable().default(null),
+            /**
+             * Absolute folder the trainer writes adapter folders into and the server reads them from, at the same path
+             * on both (one machine, or a shared file system mounted at the same place); required for `vllm` and `sglang`.
+             * @default null
+             */
+            adapterDir: z.string().min(1).nullable().default(null),
+            /** Prefix of the adapters' names on the server (`<prefix>-<run instance>-policy-<version>`). @default "envforge" */
+            adapterName: z
+              .string()
+              .regex(/^[A-Za-z0-9_-]{1,64}$/, "letters, digits, '_' and '-' only")
+              .default("envforge"),
+            /** Timeout of one request to the server (sample, score, load, unload), milliseconds. @default 120000 */
+            requestTimeoutMs: z.number().int().min(1000).default(120_000),
+            /** Environment variable that holds the server's API key (vLLM `--api-key`; none sent when unset). @default "ENVFORGE_ENGINE_API_KEY" */
+            apiKeyEnv: z.string().min(1).default("ENVFORGE_ENGINE_API_KEY"),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict()
       .prefault({}),

@@ -98,13 +98,16 @@ export class TrainerRequestError extends EnvforgeError {
 }
 
 /** Why a LoRA adapter file was refused; retry logic and operators read this, never the message. */
-export type LoraAdapterProblem = "missing" | "truncated" | "not_lora" | "base_mismatch";
+export type LoraAdapterProblem = "missing" | "truncated" | "not_lora" | "base_mismatch" | "refused";
 
 /**
  * A LoRA adapter file cannot be loaded into a sampling engine: it is `missing`,
- * `truncated` (shorter than its tensors need), `not_lora` (not a GGUF LoRA adapter), or
- * made for another base model (`base_mismatch`: another architecture or tensor shapes
- * llama.cpp would refuse). The message names the file and the cause.
+ * `truncated` (shorter than its tensors need), `not_lora` (not a GGUF LoRA adapter, or a
+ * peft folder whose config is not a LoRA's), or made for another base model
+ * (`base_mismatch`: another architecture or tensor shapes llama.cpp would refuse); or an
+ * inference server refused to load it for a reason it states (`refused`: vLLM or SGLang
+ * answering its load route with an error, e.g. a rank above its `--max-lora-rank`, modules
+ * it cannot adapt, another base model). The message names the file and the cause.
  */
 export class LoraAdapterError extends EnvforgeError {
   readonly problem: LoraAdapterProblem;

@@ -5,6 +5,8 @@ Operations return ``{"request_id", "future_id"}`` at once; ``retrieve_future`` w
 again. Failed operations answer 400 (``category: user``) or 500 (``category: server``).
 Two routes outside the Tinker API, under ``/envforge/v1/``, turn chat messages into
 prompt tokens and tokens into text, so that envforge can sample without its own tokenizer.
+Two more write the live adapter where a sampling engine loads it: ``export_gguf_lora`` (a
+llama.cpp GGUF LoRA file) and ``export_peft_lora`` (a peft folder, for vLLM and SGLang).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pydantic import BaseModel, Field
 from .engine import DatumInput, Engine, UserError
 from .futures import FutureStore, failure_body
 from .gguf_lora import GgufLoraExportError, export_engine_adapter
+from .peft_export import PeftExportError, export_peft_adapter
 
 
 class LoraConfigBody(BaseModel):
@@ -160,6 +163,13 @@ class ExportGgufLoraBody(BaseModel):
     path: str
 
 
+class ExportPeftLoraBody(BaseModel):
+    """The live adapter of ``model_id``, written as a peft adapter folder at ``path`` (absolute)."""
+
+    model_id: str
+    path: str
+
+
 def create_app(engine: Engine, api_key: str | None = None, poll_wait_s: float = 20.0) -> FastAPI:
     """The Tinker-compatible app; ``api_key`` (when set) is required as ``X-API-Key`` or a bearer token."""
     store = FutureStore()
@@ -194,6 +204,10 @@ def create_app(engine: Engine, api_key: str | None = None, poll_wait_s: float = 
 
     @app.exception_handler(GgufLoraExportError)
     async def export_error(_request: Request, error: GgufLoraExportError) -> JSONResponse:
+        return JSONResponse({"detail": str(error), "error": str(error), "category": "user", "code": error.code}, status_code=400)
+
+    @app.exception_handler(PeftExportError)
+    async def peft_export_error(_request: Request, error: PeftExportError) -> JSONResponse:
         return JSONResponse({"detail": str(error), "error": str(error), "category": "user", "code": error.code}, status_code=400)
 
     @app.exception_handler(_NotFound)
@@ -308,6 +322,20 @@ def create_app(engine: Engine, api_key: str | None = None, poll_wait_s: float = 
         if body.model_id is not None:
             require_model(body.model_id)
         pending = store.get(store.submit(lambda: export_engine_adapter(engine, body.path, body.model_id, body.sampler_path)))
+        result = await asyncio.wrap_future(pending)
+        return result.to_json()
+
+    @app.post("/envforge/v1/export_peft_lora")
+    async def export_peft_lora(body: ExportPeftLoraBody) -> dict[str, Any]:
+        """Writes the live adapter as a peft adapter folder at ``path`` (``adapter_config.json`` and
+        ``adapter_model.safetensors``, what vLLM's and SGLang's runtime LoRA loading read), atomically.
+
+        Runs on the engine's worker thread, after any queued training operation, and answers when the
+        folder is in place: ``{path, rank, alpha, target_modules, tensors, files, bytes}``.
+        404 for an unknown model id; 400 with ``code: path_not_writable`` for a bad destination.
+        """
+        require_model(body.model_id)
+        pending = store.get(store.submit(lambda: export_peft_adapter(engine, body.path, body.model_id)))
         result = await asyncio.wrap_future(pending)
         return result.to_json()
 
