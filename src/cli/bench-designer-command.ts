@@ -8,8 +8,9 @@ import { parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { buildGates, textSimilarity } from "../core/admission/index.js";
 import { EMPTY_LEARNING_POTENTIAL } from "../core/rewards/index.js";
 import { designerPromptOf, designFunnel, parseDesign, promptExamplePackages, runDesignStep, type DesignFunnel } from "../core/selfplay/index.js";
-import { packageId, type ChatMessage, type DesignRecord, type EnvironmentRecord, type EnvPackage, type GenerateOptions, type Generation, type LanguageModel } from "../spec/index.js";
+import { packageId, type DesignRecord, type EnvironmentRecord, type EnvPackage } from "../spec/index.js";
 import { admissionResources } from "./admission-resources.js";
+import { MeteredModel } from "./metered-model.js";
 import { modelOptionsOf } from "./model-options.js";
 
 /** Flags of `envforge bench designer`. */
@@ -99,29 +100,6 @@ function flagDesigner(flags: BenchDesignerFlags): Record<string, unknown> {
     ...(flags.repairMode === undefined ? {} : { repairMode: flags.repairMode }),
     ...(flags.grammar === undefined ? {} : { grammar: flags.grammar }),
   };
-}
-
-/** A model wrapper that counts completion tokens and generation seconds. */
-class MeteredModel implements LanguageModel {
-  tokens = 0;
-  seconds = 0;
-  constructor(private readonly inner: LanguageModel) {}
-  get id(): string {
-    return this.inner.id;
-  }
-  async generate(messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> {
-    const started = performance.now();
-    try {
-      const generation = await this.inner.generate(messages, options);
-      this.tokens += generation.tokens?.length ?? Math.ceil(generation.text.length / 4);
-      return generation;
-    } finally {
-      this.seconds += (performance.now() - started) / 1000;
-    }
-  }
-  close(): Promise<void> {
-    return this.inner.close();
-  }
 }
 
 /**

@@ -1,53 +1,87 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { EnginePolicy, type SyncCheckResult } from "../adapters/weight-sync/index.js";
+import { loadSeedPackages } from "../adapters/package-files/index.js";
+import { openSandbox } from "../adapters/sandbox/index.js";
+import { EnginePolicy, type SyncCheckResult, type TokenSamplingEngine } from "../adapters/weight-sync/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
 import { parseConfig, readConfigFile } from "../config/index.js";
 import { RUN_FILES, solverMessages } from "../core/selfplay/index.js";
-import { ConfigError, type Datum, type Generation, type LanguageModel, type Trainer, type Turn } from "../spec/index.js";
+import { playSolverRollouts } from "../core/evolution/index.js";
+import { ConfigError, SandboxUnavailableError, type Datum, type EnvPackage, type Generation, type LanguageModel, type Sandbox, type Trainer, type Turn } from "../spec/index.js";
+import { mapWithConcurrency } from "../support/concurrency.js";
+import { MeteredModel } from "./metered-model.js";
 import { openTrainer } from "./open-trainer.js";
 
 /** Flags of `envforge bench sampling`. */
 export interface BenchSamplingFlags {
   /** Print JSON. */
   readonly json?: boolean;
-  /** Solver-like episodes per sampler. @default 3 */
+  /** Solver rollouts per concurrency level. @default 8 */
   readonly episodes?: number;
-  /** Turns per episode. @default 3 */
+  /** Turns per episode (cap on the environment's maxTurns). @default `solver.maxTurns` (3) */
   readonly turns?: number;
-  /** Most tokens per action. @default 32 */
+  /** Most tokens per action. @default `solver.maxTokens` (24) */
   readonly maxTokens?: number;
+  /** Episodes in flight, each level measured in the same run, e.g. `1,2,4,8`. @default [1, 2, 4, 8] */
+  readonly concurrency?: readonly number[];
+  /** Seed environment the rollouts play (`envs/seeds/<name>`). @default "number-guess" */
+  readonly env?: string;
   /** A config file over the defaults (the reference trainer on the embedded model, sampler engine). */
   readonly config?: string;
 }
 
-/** Speed of one sampler over the same episodes. */
-export interface SamplerSpeed {
-  /** Tokens sampled, all turns of all episodes. */
+/** Speed of Solver rollouts (real episodes in the sandbox) at one concurrency. */
+export interface RolloutSpeed {
+  /** Episodes in flight at once. */
+  readonly concurrency: number;
+  readonly episodes: number;
+  /** Completion tokens sampled over all turns of all episodes. */
   readonly tokens: number;
-  /** Wall seconds of all generations (tokenising, sampling, any weight sync, decoding). */
+  /** Wall seconds of the whole rollout phase (prompting, sampling, decoding, the sandbox's steps). */
   readonly seconds: number;
   readonly tokensPerSecond: number;
   readonly episodesPerSecond: number;
+}
+
+/** Engine rollouts at one concurrency, with the engine's own speed on the same prompts. */
+export interface EngineRolloutSpeed extends RolloutSpeed {
+  /**
+   * Tokens/s of the bare engine (`sampleTokens` on the rollouts' own prompt token ids, as many in
+   * flight, same `maxTokens` and temperature), measured right after the rollouts.
+   */
+  readonly rawTokensPerSecond: number;
+  /** tokensPerSecond ÷ rawTokensPerSecond: the share of engine speed the rollouts keep (sandbox, tokenising, orchestration cost the rest). */
+  readonly utilisation: number;
 }
 
 /** What `envforge bench sampling --json` prints. */
 export interface SamplingBenchReport {
   readonly model: string;
   readonly machine: { readonly cores: number; readonly loadAverage: readonly number[] };
-  readonly settings: { readonly episodes: number; readonly turns: number; readonly maxTokens: number; readonly temperature: number };
-  /** The engine policy: llama.cpp with the trainer's adapter. */
-  readonly engine: SamplerSpeed;
-  /** The trainer's own sampler (transformers in the reference trainer). */
-  readonly trainer: SamplerSpeed;
-  /** engine tokens/s ÷ trainer tokens/s over the same Solver-like episodes. */
+  readonly settings: {
+    readonly environment: string;
+    readonly episodes: number;
+    readonly turns: number;
+    readonly maxTokens: number;
+    readonly temperature: number;
+    readonly sequences: number;
+    /** `solver.concurrency`: the level the Solver phase runs at, where the headline figures are taken. */
+    readonly solverConcurrency: number;
+  };
+  /** The engine policy (llama.cpp with the trainer's adapter), one entry per concurrency level. */
+  readonly engine: readonly EngineRolloutSpeed[];
+  /** The trainer's own sampler (transformers in the reference trainer) at `solver.concurrency`. */
+  readonly trainer: RolloutSpeed;
+  /** Engine rollout tokens/s ÷ trainer rollout tokens/s, both at `solver.concurrency`: the Solver phase's sampling speed-up. */
   readonly solverPhaseSpeedup: number;
-  /** engine episodes/s ÷ trainer episodes/s (noisier: episodes that stop early are shorter). */
-  readonly episodesPerSecondSpeedup: number;
+  /** Engine rollout tokens/s at N ÷ at N = 1, for every measured N > 1 (keys are N). */
+  readonly concurrencySpeedup: Readonly<Record<string, number>>;
+  /** Engine utilisation at `solver.concurrency` (else the highest level measured). */
+  readonly engineUtilisation: number;
   /**
-   * Mean over the engine's sampled tokens of `log π_engine − log π_trainer` (the trainer's `forward` of the
-   * same tokens, base weights): a sample estimate of KL(engine ‖ trainer), nats per token.
+   * Mean over the engine's sampled tokens (temperature 1) of `log π_engine − log π_trainer` (the trainer's
+   * `forward` of the same tokens): a sample estimate of KL(engine ‖ trainer), nats per token.
    */
   readonly engineTrainerKl: number;
   /** Mean |log π_engine − log π_trainer| over the same tokens, nats. */
@@ -60,8 +94,6 @@ export interface SamplingBenchReport {
   readonly adapterLoadSeconds: number;
   /** The sync check made at start (base adapter loaded). */
   readonly syncCheck: SyncCheckResult | null;
-  /** Episodes in flight at once: one (generations on one engine are serialised); concurrent figures are not measured. */
-  readonly concurrency: { readonly episodesInFlight: 1; readonly concurrentEpisodesPerSecond: null };
 }
 
 /** Observations of the scripted guessing episode, by turn; the actions are the sampler's. */
@@ -75,23 +107,52 @@ interface SampledTurn {
   readonly episode: number;
 }
 
-/** Plays `episodes` Solver-like episodes of `turns` turns (the Solver's own chat format), timing every generation. */
-async function playEpisodes(policy: LanguageModel, episodes: number, turns: number, maxTokens: number): Promise<{ speed: SamplerSpeed; sampled: SampledTurn[] }> {
+/** Plays `episodes` scripted guessing episodes of `turns` turns in the Solver's chat format at temperature 1, keeping every generation. */
+async function playScripted(policy: LanguageModel, episodes: number, turns: number, maxTokens: number): Promise<SampledTurn[]> {
   const sampled: SampledTurn[] = [];
-  let seconds = 0;
   for (let episode = 0; episode < episodes; episode += 1) {
     const history: Turn[] = [];
     for (let turn = 0; turn < turns; turn += 1) {
       const messages = solverMessages({ initialObservation: INITIAL, observation: history.at(-1)?.observation ?? "", turns: history }, { hint: null });
-      const started = performance.now();
       const generation = await policy.generate(messages, { maxTokens, temperature: TEMPERATURE, seed: 1000 * episode + turn });
-      seconds += (performance.now() - started) / 1000;
       sampled.push({ generation, episode });
       history.push({ action: generation.text.trim(), observation: OBSERVATIONS[turn % OBSERVATIONS.length] as string, reward: 0 });
     }
   }
-  const tokens = sampled.reduce((sum, entry) => sum + (entry.generation.tokens?.length ?? 0), 0);
-  return { speed: { tokens, seconds, tokensPerSecond: tokens / seconds, episodesPerSecond: episodes / seconds }, sampled };
+  return sampled;
+}
+
+interface RolloutSettings {
+  readonly episodes: number;
+  readonly turns: number;
+  readonly maxTokens: number;
+  readonly temperature: number;
+}
+
+/** Solver rollouts of `pkg` (no hint) at `concurrency`, timed as a whole; with `record`, the generations are kept. */
+async function timeRollouts(pkg: EnvPackage, policy: LanguageModel, sandbox: Sandbox, settings: RolloutSettings, concurrency: number, record: boolean): Promise<{ speed: RolloutSpeed; generations: readonly Generation[] }> {
+  const metered = new MeteredModel(policy, record);
+  const started = performance.now();
+  const episodes = await playSolverRollouts(
+    pkg,
+    metered,
+    sandbox,
+    { rollouts: settings.episodes, maxTurns: settings.turns, maxTokens: settings.maxTokens, temperature: settings.temperature, concurrency },
+    "bench-sampling",
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const failed = episodes.find((episode) => episode.failure !== undefined && episode.failure.kind !== "policy_error");
+  if (failed?.failure !== undefined) throw new SandboxUnavailableError(`a bench rollout of ${pkg.manifest.name} failed in the sandbox (${failed.failure.kind}): ${failed.failure.message}`);
+  const speed = { concurrency, episodes: episodes.length, tokens: metered.tokens, seconds, tokensPerSecond: metered.tokens / seconds, episodesPerSecond: episodes.length / seconds };
+  return { speed, generations: metered.generations };
+}
+
+/** Tokens/s of the bare engine continuing `prompts`, `concurrency` at a time. */
+async function timeEngine(engine: TokenSamplingEngine, prompts: readonly (readonly number[])[], settings: RolloutSettings, concurrency: number): Promise<number> {
+  const started = performance.now();
+  const samples = await mapWithConcurrency(prompts, concurrency, (prompt, index) => engine.sampleTokens(prompt, { maxTokens: settings.maxTokens, temperature: settings.temperature, seed: index }));
+  const tokens = samples.reduce((sum, sample) => sum + sample.tokens.length, 0);
+  return tokens / ((performance.now() - started) / 1000);
 }
 
 /** A datum of one sampled turn (completion tokens masked in, weighted by `advantage`). */
@@ -135,27 +196,47 @@ async function engineTrainerGap(trainer: Trainer, turns: readonly SampledTurn[])
 }
 
 /**
- * `envforge bench sampling`: the Solver phase's sampling on the embedded llama.cpp engine (the
- * {@link EnginePolicy}, with the trainer's adapter) against the reference trainer's own sampler,
- * over the same Solver-like episodes (a scripted guessing game in the Solver's chat format,
- * temperature 1, one episode at a time); the engine–trainer mismatch on the engine's samples
- * before and after one real optimiser step; and the seconds of the weight sync that step
- * triggers (adapter export + load).
+ * `envforge bench sampling`: Solver rollouts (real episodes of a seed environment in the sandbox,
+ * the Solver's prompts, quick-start turn and token bounds and temperature) on the embedded
+ * llama.cpp engine policy (with the trainer's adapter) at every concurrency level, each followed by
+ * the bare engine on the same prompts at the same concurrency (utilisation); the same rollouts on
+ * the reference trainer's own sampler at `solver.concurrency` (the Solver phase's speed-up); the
+ * engine–trainer mismatch on temperature-1 samples before and after one real optimiser step; and
+ * the seconds of the weight sync that step triggers (adapter export + load). Every figure comes
+ * from the same run. The engine context gets as many sequences as the highest level.
  *
  * @throws ConfigError when the config does not give the engine sampler (`trainer.backend`
- *   "reference", `trainer.sampler` "engine", a GGUF model), or what {@link openTrainer} throws
+ *   "reference", `trainer.sampler` "engine", a GGUF model), for an unknown `--env`, or what
+ *   {@link openTrainer} throws
+ * @throws SandboxUnavailableError when a rollout fails in the sandbox
  */
 export async function benchSamplingCommand(flags: BenchSamplingFlags, write: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
-  const file = flags.config === undefined ? {} : (readConfigFile(flags.config) as { trainer?: Record<string, unknown> });
-  const config = parseConfig({ ...file, trainer: { backend: "reference", sampler: "engine", ...file.trainer } }, flags.config ?? "defaults");
+  const levels = [...new Set(flags.concurrency ?? [1, 2, 4, 8])].sort((a, b) => a - b);
+  if (levels.length === 0 || levels.some((level) => !Number.isInteger(level) || level < 1 || level > 64)) {
+    throw new ConfigError(`bench sampling --concurrency takes integers from 1 to 64, got ${JSON.stringify(flags.concurrency)}`);
+  }
+  const file = flags.config === undefined ? {} : (readConfigFile(flags.config) as { trainer?: Record<string, unknown>; model?: Record<string, unknown> });
+  const top = levels.at(-1) as number;
+  const config = parseConfig(
+    { ...file, trainer: { backend: "reference", sampler: "engine", ...file.trainer }, model: { sequences: top, ...file.model } },
+    flags.config ?? "defaults",
+  );
   if (config.trainer.backend !== "reference" || config.trainer.sampler !== "engine") {
     throw new ConfigError(`bench sampling compares the engine sampler with the trainer's: it needs trainer.backend "reference" and trainer.sampler "engine", not "${config.trainer.backend}" and "${config.trainer.sampler}"`);
   }
-  const episodes = flags.episodes ?? 3;
-  const turns = flags.turns ?? 3;
-  const maxTokens = flags.maxTokens ?? 32;
+  const environment = flags.env ?? "number-guess";
+  const pkg = loadSeedPackages().find((candidate) => candidate.manifest.name === environment);
+  if (pkg === undefined) throw new ConfigError(`bench sampling --env: no seed environment ${JSON.stringify(environment)} in envs/seeds (${loadSeedPackages().map((seed) => seed.manifest.name).join(", ")})`);
+  const settings: RolloutSettings = {
+    episodes: flags.episodes ?? 8,
+    turns: flags.turns ?? config.solver.maxTurns,
+    maxTokens: flags.maxTokens ?? config.solver.maxTokens,
+    temperature: config.solver.temperature,
+  };
   const outDir = mkdtempSync(join(tmpdir(), "envforge-bench-sampling-"));
   const store = new SqliteStore(join(outDir, RUN_FILES.store));
+  const sandbox = openSandbox(config.sandbox);
+  const progress = (text: string) => process.stderr.write(`bench sampling: ${text}\n`);
   try {
     const opened = await openTrainer({ ...config, out: outDir }, outDir, store, false);
     try {
@@ -163,27 +244,42 @@ export async function benchSamplingCommand(flags: BenchSamplingFlags, write: (te
       if (!(policy instanceof EnginePolicy) || opened.trainerPolicy === null) {
         throw new ConfigError('bench sampling compares the engine sampler with the trainer\'s: it needs trainer.backend "reference", trainer.sampler "engine" and a GGUF model');
       }
-      const engine = await playEpisodes(policy, episodes, turns, maxTokens);
-      const trainerSpeed = (await playEpisodes(opened.trainerPolicy, episodes, turns, maxTokens)).speed;
-      const before = await engineTrainerGap(opened.trainer, engine.sampled);
+      // warm-up: the first episodes pay for cold caches and the sandbox's first start
+      await timeRollouts(pkg, policy, sandbox, { ...settings, episodes: 2 }, 2, false);
+      const engine: EngineRolloutSpeed[] = [];
+      for (const level of levels) {
+        const rollouts = await timeRollouts(pkg, policy, sandbox, settings, level, true);
+        const prompts = rollouts.generations.map((generation) => generation.promptTokens ?? []);
+        const raw = await timeEngine(policy.samplingEngine, prompts, settings, level);
+        engine.push({ ...rollouts.speed, rawTokensPerSecond: raw, utilisation: rollouts.speed.tokensPerSecond / raw });
+        progress(`engine at concurrency ${level}: ${rollouts.speed.tokensPerSecond.toFixed(1)} tokens/s in rollouts, ${raw.toFixed(1)} bare`);
+      }
+      const solverConcurrency = config.solver.concurrency;
+      const trainer = (await timeRollouts(pkg, opened.trainerPolicy, sandbox, settings, solverConcurrency, false)).speed;
+      progress(`trainer's sampler at concurrency ${solverConcurrency}: ${trainer.tokensPerSecond.toFixed(1)} tokens/s`);
+      const atSolver = engine.find((entry) => entry.concurrency === solverConcurrency) ?? (engine.at(-1) as EngineRolloutSpeed);
+      const first = engine[0] as EngineRolloutSpeed;
 
+      const sampled = await playScripted(policy, 3, 3, 32);
+      const before = await engineTrainerGap(opened.trainer, sampled);
       // one real optimiser step on the engine's samples (episodes alternately rewarded), then the sync it triggers
-      const datums = engine.sampled.filter((entry) => (entry.generation.tokens?.length ?? 0) > 0).map((entry) => turnDatum(entry.generation, entry.episode % 2 === 0 ? 1 : -1));
+      const datums = sampled.filter((entry) => (entry.generation.tokens?.length ?? 0) > 0).map((entry) => turnDatum(entry.generation, entry.episode % 2 === 0 ? 1 : -1));
       await opened.trainer.forwardBackward(datums, LOSS);
       await opened.trainer.optimStep({ learningRate: config.trainer.learningRate, beta1: config.trainer.beta1, beta2: config.trainer.beta2, epsilon: config.trainer.epsilon });
-      const after = await playEpisodes(policy, 1, turns, maxTokens);
+      const after = await playScripted(policy, 1, 3, 32);
       const sync = policy.lastSyncResult;
       if (sync === null || sync.policyVersion !== opened.trainer.policyVersion) throw new ConfigError("the engine policy did not sync after the optimiser step");
-      const afterGap = await engineTrainerGap(opened.trainer, after.sampled);
+      const afterGap = await engineTrainerGap(opened.trainer, after);
 
       const report: SamplingBenchReport = {
         model: policy.id,
         machine: { cores: availableParallelism(), loadAverage: loadavg().map((value) => Math.round(value * 100) / 100) },
-        settings: { episodes, turns, maxTokens, temperature: TEMPERATURE },
-        engine: engine.speed,
-        trainer: trainerSpeed,
-        solverPhaseSpeedup: engine.speed.tokensPerSecond / trainerSpeed.tokensPerSecond,
-        episodesPerSecondSpeedup: engine.speed.episodesPerSecond / trainerSpeed.episodesPerSecond,
+        settings: { environment, ...settings, sequences: config.model.sequences, solverConcurrency },
+        engine,
+        trainer,
+        solverPhaseSpeedup: atSolver.tokensPerSecond / trainer.tokensPerSecond,
+        concurrencySpeedup: Object.fromEntries(engine.filter((entry) => entry.concurrency > 1).map((entry) => [String(entry.concurrency), entry.tokensPerSecond / first.tokensPerSecond])),
+        engineUtilisation: atSolver.utilisation,
         engineTrainerKl: before.kl,
         engineTrainerMeanAbs: before.meanAbs,
         engineTrainerKlAfterStep: afterGap.kl,
@@ -191,7 +287,6 @@ export async function benchSamplingCommand(flags: BenchSamplingFlags, write: (te
         adapterExportSeconds: sync.exportMs / 1000,
         adapterLoadSeconds: sync.loadMs / 1000,
         syncCheck: opened.syncCheck,
-        concurrency: { episodesInFlight: 1, concurrentEpisodesPerSecond: null },
       };
       write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
       return 0;
@@ -199,22 +294,25 @@ export async function benchSamplingCommand(flags: BenchSamplingFlags, write: (te
       await opened.close();
     }
   } finally {
+    await sandbox.close();
     store.close();
     rmSync(outDir, { recursive: true, force: true });
   }
 }
 
 function formatReport(report: SamplingBenchReport): string {
-  const speed = (name: string, value: SamplerSpeed) =>
-    `${name}: ${value.tokens} tokens in ${value.seconds.toFixed(1)} s = ${value.tokensPerSecond.toFixed(1)} tokens/s, ${value.episodesPerSecond.toFixed(3)} episodes/s\n`;
   const { settings } = report;
+  const rows = report.engine
+    .map((entry) => `  N=${entry.concurrency}: ${entry.tokens} tokens in ${entry.seconds.toFixed(1)} s = ${entry.tokensPerSecond.toFixed(1)} tokens/s, ${entry.episodesPerSecond.toFixed(3)} episodes/s; bare engine ${entry.rawTokensPerSecond.toFixed(1)} tokens/s, utilisation ${entry.utilisation.toFixed(2)}\n`)
+    .join("");
+  const speedups = Object.entries(report.concurrencySpeedup).map(([level, value]) => `N=${level} ${value.toFixed(2)}x`).join(", ");
   return (
-    `sampling bench (${report.model}): ${settings.episodes} Solver-like episodes × ${settings.turns} turns, ≤ ${settings.maxTokens} tokens per action, temperature ${settings.temperature}\n` +
+    `sampling bench (${report.model}): ${settings.episodes} Solver rollouts of ${settings.environment} per level, ≤ ${settings.turns} turns, ≤ ${settings.maxTokens} tokens per action, temperature ${settings.temperature}\n` +
     `machine: ${report.machine.cores} cores, load average ${report.machine.loadAverage.join(" ")}\n` +
-    speed("engine (llama.cpp + adapter)", report.engine) +
-    speed("trainer's sampler", report.trainer) +
-    `Solver phase speed-up: ${report.solverPhaseSpeedup.toFixed(2)}x tokens/s (${report.episodesPerSecondSpeedup.toFixed(2)}x episodes/s)\n` +
-    `engine–trainer KL estimate: ${report.engineTrainerKl.toFixed(4)} nats/token (mean |difference| ${report.engineTrainerMeanAbs.toFixed(4)}); after one step and its sync ${report.engineTrainerKlAfterStep.toFixed(4)}\n` +
+    `engine (llama.cpp + adapter, ${settings.sequences} sequences):\n${rows}` +
+    `trainer's sampler at N=${report.trainer.concurrency}: ${report.trainer.tokens} tokens in ${report.trainer.seconds.toFixed(1)} s = ${report.trainer.tokensPerSecond.toFixed(1)} tokens/s\n` +
+    `Solver phase speed-up at N=${settings.solverConcurrency}: ${report.solverPhaseSpeedup.toFixed(2)}x tokens/s; concurrency speed-up: ${speedups || "none measured"}; engine utilisation ${report.engineUtilisation.toFixed(2)}\n` +
+    `engine–trainer KL estimate (temperature 1): ${report.engineTrainerKl.toFixed(4)} nats/token (mean |difference| ${report.engineTrainerMeanAbs.toFixed(4)}); after one step and its sync ${report.engineTrainerKlAfterStep.toFixed(4)}\n` +
     `adapter sync: ${report.adapterSyncSeconds.toFixed(3)} s (export ${report.adapterExportSeconds.toFixed(3)} s, load ${report.adapterLoadSeconds.toFixed(3)} s)\n` +
     (report.syncCheck === null ? "" : `sync check at start: ${report.syncCheck.meanAbsDifference.toFixed(3)} nats/token mean over ${report.syncCheck.positions} probe positions (tolerance ${report.syncCheck.tolerance})\n`)
   );

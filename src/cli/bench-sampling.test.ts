@@ -25,4 +25,11 @@ describe("envforge bench sampling", () => {
       await expect(benchSamplingCommand({ config: configFile(trainer) }, () => {})).rejects.toThrow(/needs trainer\.backend "reference" and trainer\.sampler "engine"/);
     }
   });
+
+  it("refuses an unknown seed environment and impossible concurrency levels before starting a trainer", async () => {
+    await expect(benchSamplingCommand({ env: "no-such-env" }, () => {})).rejects.toThrow(/--env: no seed environment "no-such-env" in envs\/seeds \(code-breaker, /);
+    for (const concurrency of [[], [0], [2, 65], [1.5]]) {
+      await expect(benchSamplingCommand({ concurrency }, () => {})).rejects.toThrow(/--concurrency takes integers from 1 to 64/);
+    }
+  });
 });

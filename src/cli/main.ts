@@ -134,15 +134,24 @@ bench
 
 bench
   .command("sampling")
-  .description("Solver-like episodes on the llama.cpp engine policy vs the trainer's sampler: tokens/s, episodes/s, engine–trainer KL, adapter sync seconds")
-  .option("--episodes <n>", "episodes per sampler", integer("--episodes", 1), 3)
-  .option("--turns <n>", "turns per episode", integer("--turns", 1), 3)
-  .option("--max-tokens <n>", "most tokens per action", integer("--max-tokens", 1), 32)
+  .description("Solver rollouts on the llama.cpp engine policy at N episodes in flight vs the trainer's sampler: tokens/s, concurrency speed-up, engine utilisation, engine–trainer KL, adapter sync seconds")
+  .option("--episodes <n>", "rollouts per concurrency level", integer("--episodes", 1), 8)
+  .option("--turns <n>", "turns per episode (default solver.maxTurns)", integer("--turns", 1))
+  .option("--max-tokens <n>", "most tokens per action (default solver.maxTokens)", integer("--max-tokens", 1))
+  .option("--concurrency <list>", "episodes in flight, comma-separated levels", levels, [1, 2, 4, 8])
+  .option("--env <name>", "seed environment the rollouts play", "number-guess")
   .option("--config <file>", "config file over the defaults (reference trainer on the embedded model)")
-  .option("--json", "print JSON (with solverPhaseSpeedup, engineTrainerKl, adapterSyncSeconds)")
+  .option("--json", "print JSON (with solverPhaseSpeedup, concurrencySpeedup, engineUtilisation, engineTrainerKl, adapterSyncSeconds)")
   .action(async (flags) => {
     process.exitCode = await benchSamplingCommand(flags);
   });
+
+/** Parses a comma-separated list of concurrency levels (integers 1–64). */
+function levels(value: string): number[] {
+  const parsed = value.split(",").map((part) => (/^\d+$/.test(part.trim()) ? Number(part.trim()) : Number.NaN));
+  if (parsed.length === 0 || parsed.some((level) => !(level >= 1 && level <= 64))) throw new InvalidArgumentError("--concurrency takes comma-separated integers from 1 to 64, e.g. 1,2,4,8");
+  return parsed;
+}
 
 function fraction(name: string) {
   return (value: string): number => {

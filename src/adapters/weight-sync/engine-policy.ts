@@ -88,6 +88,11 @@ export class EnginePolicy implements LanguageModel {
     return this.loaded;
   }
 
+  /** The engine this policy samples on (benchmarks compare its raw speed with the policy's). */
+  get samplingEngine(): TokenSamplingEngine {
+    return this.options.engine;
+  }
+
   /** The last sync this policy made (with its export and load milliseconds); null before any. */
   get lastSyncResult(): WeightSyncResult | null {
     return this.lastSync;

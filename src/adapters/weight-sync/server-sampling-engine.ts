@@ -59,12 +59,7 @@ export class VllmSamplingEngine implements ServerSamplingEngine {
   private readonly client: OpenAI;
 
   constructor(private readonly options: ServerSamplingEngineOptions) {
-    this.client = new OpenAI({
-      baseURL: `${serverRootOf(options.url)}/v1`,
-      apiKey: options.apiKey ?? "not-needed",
-      timeout: options.requestTimeoutMs ?? 120_000,
-      maxRetries: options.maxRetries ?? 2,
-    });
+    this.client = clientOf(options, `${serverRootOf(options.url)}/v1`);
   }
 
   async sampleTokens(promptTokens: readonly number[], options: GenerateOptions): Promise<TokenSample> {
@@ -160,12 +155,7 @@ export class SglangSamplingEngine implements ServerSamplingEngine {
   private readonly client: OpenAI;
 
   constructor(private readonly options: ServerSamplingEngineOptions) {
-    this.client = new OpenAI({
-      baseURL: serverRootOf(options.url),
-      apiKey: options.apiKey ?? "not-needed",
-      timeout: options.requestTimeoutMs ?? 120_000,
-      maxRetries: options.maxRetries ?? 2,
-    });
+    this.client = clientOf(options, serverRootOf(options.url));
   }
 
   async sampleTokens(promptTokens: readonly number[], options: GenerateOptions): Promise<TokenSample> {
@@ -246,4 +236,9 @@ function finishOf(reason: unknown, server: (typeof INFERENCE_SERVER_NAMES)[Infer
   if (reason === "length") return "length";
   if (reason === "stop") return "stop";
   throw new ModelRequestError(`${server} ended the sample with finish reason ${JSON.stringify(reason)}, neither stop nor length`, { retryable: reason === "abort" });
+}
+
+/** The `openai` client of a server engine (its retries and timeout), at `baseURL`. */
+function clientOf(options: ServerSamplingEngineOptions, baseURL: string): OpenAI {
+  return new OpenAI({ baseURL, apiKey: options.apiKey ?? "not-needed", timeout: options.requestTimeoutMs ?? 120_000, maxRetries: options.maxRetries ?? 2 });
 }

@@ -1,0 +1,38 @@
+import type { ChatMessage, GenerateOptions, Generation, LanguageModel } from "../spec/index.js";
+
+/**
+ * A {@link LanguageModel} wrapper for benchmarks: counts completion tokens (the generation's
+ * token ids, else text length / 4) and seconds inside `generate` (summed over calls, so
+ * concurrent calls overlap), and keeps every generation when `record` is set.
+ */
+export class MeteredModel implements LanguageModel {
+  tokens = 0;
+  seconds = 0;
+  /** Every generation, in completion order (only with `record`). */
+  readonly generations: Generation[] = [];
+
+  constructor(
+    private readonly inner: LanguageModel,
+    private readonly record = false,
+  ) {}
+
+  get id(): string {
+    return this.inner.id;
+  }
+
+  async generate(messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> {
+    const started = performance.now();
+    try {
+      const generation = await this.inner.generate(messages, options);
+      this.tokens += generation.tokens?.length ?? Math.ceil(generation.text.length / 4);
+      if (this.record) this.generations.push(generation);
+      return generation;
+    } finally {
+      this.seconds += (performance.now() - started) / 1000;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
