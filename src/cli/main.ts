@@ -6,9 +6,11 @@ import { benchAdmissionCommand } from "./bench-command.js";
 import { benchTrainingCommand } from "./bench-training-command.js";
 import { benchSamplingCommand } from "./bench-sampling-command.js";
 import { benchDesignerCommand } from "./bench-designer-command.js";
+import { benchServeCommand } from "./bench-serve-command.js";
 import { evolveCommand } from "./evolve-command.js";
 import { lineageShowCommand, rubricLearnCommand } from "./lineage-command.js";
 import { runCommand } from "./run-command.js";
+import { serveCommand } from "./serve-command.js";
 import { benchSandboxCommand, sandboxDoctorCommand } from "./sandbox-commands.js";
 import { trainerConformance, trainerDown, trainerStatus, trainerUp } from "./trainer-command.js";
 
@@ -84,6 +86,22 @@ program
     }
   });
 
+program
+  .command("serve")
+  .description("serve environments to RL trainers: OpenEnv's wire protocol (WebSocket /ws; HTTP /reset /step /state /health /metadata /schema) and envforge's /v1 routes, every episode in the sandbox")
+  .option("--store <dir>", "serve the environments of a run or evolution directory (its envforge.db: scores, lineage, frontier)")
+  .option("--envs <dir...>", "serve package folders, or folders of them (default: the ten seed environments)")
+  .option("--host <address>", "address to bind; anything but loopback needs a token (config: serve.host)")
+  .option("--port <n>", "TCP port, 0 = any free one (config: serve.port)", integer("--port", 0))
+  .option("--capacity <n>", "concurrent sessions; one more gets CAPACITY_REACHED (config: serve.capacity)", integer("--capacity", 1))
+  .option("--token-env <name>", "environment variable holding the accepted bearer tokens, comma-separated (config: serve.tokenEnv)")
+  .option("--idle-timeout <s>", "seconds a session may stay silent before it is closed (config: serve.idleTimeoutMs)", integer("--idle-timeout", 1))
+  .option("--config <file>", "JSON config file (the serve and sandbox sections; see README, Configuration)")
+  .addHelpText("after", "\nStops on SIGTERM or SIGINT after draining running episodes. Exit codes: 0 stopped; 2 bad flags, no token for a non-loopback host, or address in use.")
+  .action(async (flags) => {
+    process.exitCode = await serveCommand(flags);
+  });
+
 const bench = program.command("bench").description("print speed figures (recorded in docs/benchmarks.md)");
 
 bench
@@ -152,6 +170,19 @@ function levels(value: string): number[] {
   if (parsed.length === 0 || parsed.some((level) => !(level >= 1 && level <= 64))) throw new InvalidArgumentError("--concurrency takes comma-separated integers from 1 to 64, e.g. 1,2,4,8");
   return parsed;
 }
+
+bench
+  .command("serve")
+  .description("envforge serve vs openenv-core's own server on the same seed environment: sessions held, steps/s and step p50/p99 at 64/256/1024 sessions, memory per idle session")
+  .option("--json", "print JSON (with sessionsHeld, stepP99MsAt256, stepsPerSecond, openenvStepsPerSecond, stepsPerSecondVsOpenEnv, idleSessionBytes)")
+  .option("--seconds <n>", "seconds of each throughput run", integer("--seconds", 1), 5)
+  .option("--env <name>", "seed environment both servers host", "number-guess")
+  .option("--sessions <list>", "comma-separated session counts", "64,256,1024")
+  .option("--think-ms <n>", "mean pause before each step, as a trainer generating its next action (0 = closed loop: full throughput)", integer("--think-ms", 0), 0)
+  .option("--no-openenv", "leave out the openenv-core baseline (needs .venv-openenv from scripts/setup.sh)")
+  .action(async (flags) => {
+    process.exitCode = await benchServeCommand(flags);
+  });
 
 function fraction(name: string) {
   return (value: string): number => {

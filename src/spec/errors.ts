@@ -117,3 +117,62 @@ export class LoraAdapterError extends EnvforgeError {
     this.problem = problem;
   }
 }
+
+/**
+ * Why the environment server refused a request (`envforge serve`, its clients). Servers map
+ * each to one HTTP status and one OpenEnv WebSocket error code in one place; clients rebuild
+ * the error from the `reason` field of the server's answer.
+ * - `invalid_json`: the body or frame is not JSON; `invalid_request`: it does not match the
+ *   route's schema (`unknown_message_type`: a WebSocket frame with an unknown `type`);
+ * - `unknown_environment` / `ambiguous_environment`: no served environment (or several) has
+ *   that id or name; `not_found`: no such route or session;
+ * - `step_before_reset`: a step or state before the session's first reset;
+ *   `episode_over`: a step after the episode ended (reset starts the next one);
+ * - `action_too_large`, `body_too_large`, `frame_too_large`: over the configured byte limits;
+ * - `capacity_reached`: every session slot is taken; `rate_limited`: the caller's request rate
+ *   is over its limit; `draining`: the server is shutting down and takes no new episodes;
+ * - `unauthorized`: a missing or wrong bearer token; `not_supported`: the environment cannot
+ *   do that (e.g. `/v1/verify` on a multi-turn environment); `environment_failed`: the
+ *   environment program failed to load in the sandbox (a broken package, not the caller's fault);
+ * - `session_expired`: the session was closed for idleness; `server_error`: a fault of the server.
+ */
+export type ServeProblem =
+  | "invalid_json"
+  | "invalid_request"
+  | "unknown_message_type"
+  | "unknown_environment"
+  | "ambiguous_environment"
+  | "not_found"
+  | "step_before_reset"
+  | "episode_over"
+  | "action_too_large"
+  | "body_too_large"
+  | "frame_too_large"
+  | "capacity_reached"
+  | "rate_limited"
+  | "draining"
+  | "unauthorized"
+  | "not_supported"
+  | "environment_failed"
+  | "session_expired"
+  | "server_error";
+
+const RETRYABLE_PROBLEMS: ReadonlySet<ServeProblem> = new Set(["capacity_reached", "rate_limited", "draining", "server_error"]);
+
+/**
+ * A request to the environment server was refused ({@link ServeProblem} says why). Thrown by
+ * the server's routes (and turned into a typed answer there) and by the TypeScript client when
+ * the server answers with an error. `retryable` is true for `capacity_reached`, `rate_limited`,
+ * `draining` and `server_error`; `retryAfterMs` is set when the server said how long to wait.
+ */
+export class ServeRequestError extends EnvforgeError {
+  readonly problem: ServeProblem;
+  /** Milliseconds to wait before retrying, when known (rate limits). */
+  readonly retryAfterMs: number | null;
+
+  constructor(problem: ServeProblem, message: string, options: { retryAfterMs?: number | null; cause?: unknown } = {}) {
+    super("serve_request_refused", message, { retryable: RETRYABLE_PROBLEMS.has(problem), cause: options.cause });
+    this.problem = problem;
+    this.retryAfterMs = options.retryAfterMs ?? null;
+  }
+}

@@ -20,6 +20,8 @@ export interface SandboxSettings {
   readonly jailPids: number;
   /** cores per jail (cgroup); 0 = no CPU limit */
   readonly jailCpus: number;
+  /** milliseconds a jail keeps an unheld program loaded (see `ZygoteSandboxOptions.programLingerMs`); not a config key. @default 0 */
+  readonly programLingerMs?: number;
 }
 
 /**
@@ -38,6 +40,7 @@ export function openSandbox(settings: SandboxSettings, warn?: (message: string) 
     },
     workers: settings.workers,
     recycleAfterEpisodes: settings.recycleAfterEpisodes,
+    ...(settings.programLingerMs === undefined ? {} : { programLingerMs: settings.programLingerMs }),
   };
   if (settings.backend === "process") {
     return new ProcessSandbox({ ...common, trustedCode: settings.trustedCode, ...(warn ? { warn } : {}) });

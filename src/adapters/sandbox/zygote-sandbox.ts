@@ -53,6 +53,12 @@ export interface ZygoteSandboxOptions {
    * @default true
    */
   readonly cgroups?: boolean;
+  /**
+   * How long a jail keeps a program loaded (with its spare episode process) after the last
+   * session of it closed, milliseconds, so that a session opened soon after needs no new load.
+   * @default 0 (forgotten at once)
+   */
+  readonly programLingerMs?: number;
 }
 
 /**
@@ -80,6 +86,7 @@ export class ZygoteSandbox implements Sandbox {
   private readonly workers: number;
   private readonly recycleAfterEpisodes: number;
   private readonly lanes: number;
+  private readonly programLingerMs: number;
   /**
    * Whether jails get their own cgroup, and why not when they do not (cgroups
    * disabled by option, not writable here, or the last creation failed).
@@ -90,6 +97,8 @@ export class ZygoteSandbox implements Sandbox {
   private readonly sessions = new Set<ZygoteSession>();
   private nextChildId = 1;
   private nextSlot = 0;
+  /** Programs loaded per jail, shared by the sessions of the same sources (see {@link JailSource.acquireProgram}). */
+  private readonly programs = new WeakMap<Jail, SharedPrograms>();
 
   constructor(
     private readonly launcher: ZygoteLauncher,
@@ -100,6 +109,7 @@ export class ZygoteSandbox implements Sandbox {
     this.workers = Math.max(1, options.workers ?? 1);
     this.recycleAfterEpisodes = Math.max(1, options.recycleAfterEpisodes ?? 1000);
     this.lanes = Math.max(0, options.lanes ?? LANES_PER_JAIL);
+    this.programLingerMs = Math.max(0, options.programLingerMs ?? 0);
     this.cgroups =
       options.cgroups === false
         ? { active: false, detail: "disabled by the caller (cgroups: false)", howToEnable: "leave the cgroups option at its default (true)" }
@@ -168,7 +178,20 @@ export class ZygoteSandbox implements Sandbox {
         if (jail.episodesStarted >= this.recycleAfterEpisodes) jail.retired = true;
         this.closeIdleRetired();
       },
+      acquireProgram: (jail, key, load) => this.sharedPrograms(jail).acquire(key, load),
+      releaseProgram: (jail, programId) => this.sharedPrograms(jail).release(programId),
     };
+  }
+
+  private sharedPrograms(jail: Jail): SharedPrograms {
+    let programs = this.programs.get(jail);
+    if (programs === undefined) {
+      programs = new SharedPrograms((programId) => {
+        if (!jail.dead) jail.send(programId, "U");
+      }, this.programLingerMs);
+      this.programs.set(jail, programs);
+    }
+    return programs;
   }
 
   private jailFor(slot: number): Jail {
@@ -208,5 +231,67 @@ export class ZygoteSandbox implements Sandbox {
         void jail.close();
       }
     }
+  }
+}
+
+/** One jail's loaded programs, keyed by their load request (sources and limits), with the number of sessions holding each. */
+class SharedPrograms {
+  private readonly byKey = new Map<
+    string,
+    { loading: Promise<SandboxOutcome<number>>; programId: number | null; holders: number; linger: ReturnType<typeof setTimeout> | null }
+  >();
+  private readonly keyOf = new Map<number, string>();
+
+  /**
+   * @param forget tells the zygote to drop a program nobody holds any more
+   * @param lingerMs how long an unheld program stays loaded, milliseconds
+   */
+  constructor(
+    private readonly forget: (programId: number) => void,
+    private readonly lingerMs: number,
+  ) {}
+
+  async acquire(key: string, load: () => Promise<SandboxOutcome<number>>): Promise<SandboxOutcome<number>> {
+    let entry = this.byKey.get(key);
+    if (entry === undefined) {
+      const created = { loading: load(), programId: null as number | null, holders: 0, linger: null };
+      this.byKey.set(key, created);
+      entry = created;
+    }
+    if (entry.linger !== null) {
+      clearTimeout(entry.linger);
+      entry.linger = null;
+    }
+    entry.holders += 1;
+    const outcome = await entry.loading;
+    if (outcome.kind !== "ok") {
+      // a failed load is not kept: the next session retries it (and reports its own failure)
+      entry.holders -= 1;
+      if (this.byKey.get(key) === entry) this.byKey.delete(key);
+      return outcome;
+    }
+    entry.programId = outcome.value;
+    this.keyOf.set(outcome.value, key);
+    return outcome;
+  }
+
+  release(programId: number): void {
+    const key = this.keyOf.get(programId);
+    const entry = key === undefined ? undefined : this.byKey.get(key);
+    if (key === undefined || entry === undefined || entry.programId !== programId) return;
+    entry.holders -= 1;
+    if (entry.holders > 0) return;
+    const drop = () => {
+      if (this.byKey.get(key) !== entry || entry.holders > 0) return;
+      this.byKey.delete(key);
+      this.keyOf.delete(programId);
+      this.forget(programId);
+    };
+    if (this.lingerMs === 0) {
+      drop();
+      return;
+    }
+    entry.linger = setTimeout(drop, this.lingerMs);
+    entry.linger.unref();
   }
 }

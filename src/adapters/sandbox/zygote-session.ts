@@ -32,6 +32,15 @@ export interface JailSource {
   nextId(): number;
   /** Called once per started episode (recycling counts these). */
   episodeStarted(jail: Jail): void;
+  /**
+   * The id of `program` loaded in `jail`, shared by every session of the same sources and
+   * limits there: `load` runs only when no session holds a copy (or its load failed), and
+   * concurrent callers wait for the same load. Each `ok` result must be given back once
+   * with {@link releaseProgram}.
+   */
+  acquireProgram(jail: Jail, key: string, load: () => Promise<SandboxOutcome<number>>): Promise<SandboxOutcome<number>>;
+  /** Gives back one hold on a shared program; the last one tells the zygote to forget it (and its spare). */
+  releaseProgram(jail: Jail, programId: number): void;
 }
 
 interface Episode {
@@ -80,20 +89,39 @@ export class ZygoteSession implements EnvSession {
     private readonly onClose: (session: ZygoteSession) => void = () => undefined,
   ) {}
 
-  /** Loads the program into the slot's current jail; the first call of every session. */
+  /**
+   * Loads the program into the slot's current jail; the first call of every session. Sessions
+   * of the same sources in one jail share the loaded program (one probe, one spare).
+   */
   async load(): Promise<SandboxOutcome<void>> {
     const bytes = Buffer.byteLength(this.program.envSource) + Buffer.byteLength(this.program.oracleSource ?? "");
     if (bytes > this.limits.maxSourceBytes) {
       return { kind: "protocol_violation", message: `program source of ${bytes} bytes exceeds ${this.limits.maxSourceBytes}` };
     }
+    this.releaseLoaded();
     const jail = this.jails.jailFor(this.slot);
-    const programId = this.jails.nextId();
     const request = JSON.stringify({ env: this.program.envSource, oracle: this.program.oracleSource, limits: zygoteLimits(this.limits) });
-    const probe: Episode = { jail, id: programId, failure: null, pending: null };
-    const outcome = await this.call(probe, "load", () => jail.send(programId, "L", request), LoadReply, () => undefined);
-    await jail.end(programId);
-    if (outcome.kind === "ok") this.loaded = { jail, programId };
-    return outcome;
+    const outcome = await this.jails.acquireProgram(jail, request, async () => {
+      const programId = this.jails.nextId();
+      const probe: Episode = { jail, id: programId, failure: null, pending: null };
+      const loaded = await this.call(probe, "load", () => jail.send(programId, "L", request), LoadReply, () => programId);
+      await jail.end(programId);
+      return loaded;
+    });
+    if (outcome.kind !== "ok") return outcome;
+    if (this.closed) {
+      this.jails.releaseProgram(jail, outcome.value);
+      return { kind: "protocol_violation", message: "session closed" };
+    }
+    this.loaded = { jail, programId: outcome.value };
+    return { kind: "ok", value: undefined };
+  }
+
+  /** Gives back this session's hold on its loaded program, if it has one. */
+  private releaseLoaded(): void {
+    if (this.loaded === null) return;
+    this.jails.releaseProgram(this.loaded.jail, this.loaded.programId);
+    this.loaded = null;
   }
 
   async reset(seed: number): Promise<SandboxOutcome<string>> {
@@ -163,8 +191,7 @@ export class ZygoteSession implements EnvSession {
     this.closed = true;
     this.onClose(this);
     await this.endEpisode();
-    if (this.loaded && !this.loaded.jail.dead) this.loaded.jail.send(this.loaded.programId, "U");
-    this.loaded = null;
+    this.releaseLoaded();
   }
 
   private async request<S extends z.ZodType, T>(

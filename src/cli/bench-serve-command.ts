@@ -1,0 +1,31 @@
+import { benchmarkServe, formatServeBench } from "../server/serve-bench.js";
+import { ConfigError } from "../spec/index.js";
+
+/** Flags of `envforge bench serve`. */
+export interface BenchServeFlags {
+  readonly json?: boolean;
+  readonly seconds?: number;
+  readonly env?: string;
+  /** false with `--no-openenv`. */
+  readonly openenv?: boolean;
+  /** Comma-separated session counts. */
+  readonly sessions?: string;
+  /** Mean pause before each step, milliseconds. */
+  readonly thinkMs?: number;
+}
+
+/** `envforge bench serve [--json]`: envforge's server against openenv-core's on the same seed environment. */
+export async function benchServeCommand(flags: BenchServeFlags): Promise<number> {
+  const levels = flags.sessions?.split(",").map((value) => Number(value.trim()));
+  if (levels?.some((level) => !Number.isSafeInteger(level) || level < 1)) throw new ConfigError("--sessions must be comma-separated integers ≥ 1, e.g. 64,256,1024");
+  const result = await benchmarkServe({
+    ...(flags.env === undefined ? {} : { environment: flags.env }),
+    ...(flags.seconds === undefined ? {} : { seconds: flags.seconds }),
+    ...(levels === undefined ? {} : { levels }),
+    ...(flags.thinkMs === undefined ? {} : { thinkMs: flags.thinkMs }),
+    openenv: flags.openenv !== false,
+    log: flags.json ? () => undefined : (line) => process.stderr.write(`${line}\n`),
+  });
+  process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatServeBench(result)}\n`);
+  return 0;
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../spec/index.js";
+import { assertSafeBinding, authenticate, isLoopbackHost, readTokens } from "./access.js";
+
+const TOKEN = "0123456789abcdef-token";
+
+describe("server access", () => {
+  it("tells loopback addresses from others", () => {
+    for (const host of ["127.0.0.1", "127.5.6.7", "::1", "[::1]", "localhost", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"]) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ["0.0.0.0", "::", "10.0.0.1", "192.168.1.2", "example.com", "128.0.0.1"]) expect(isLoopbackHost(host), host).toBe(false);
+  });
+
+  it("refuses a non-loopback binding without tokens, and allows it with one", () => {
+    expect(() => assertSafeBinding("0.0.0.0", [], "ENVFORGE_SERVE_TOKEN")).toThrow(ConfigError);
+    expect(() => assertSafeBinding("0.0.0.0", [TOKEN], "ENVFORGE_SERVE_TOKEN")).not.toThrow();
+    expect(() => assertSafeBinding("127.0.0.1", [], "ENVFORGE_SERVE_TOKEN")).not.toThrow();
+  });
+
+  it("reads comma-separated tokens and refuses short ones", () => {
+    expect(readTokens({ T: ` ${TOKEN}, ${TOKEN}-2 ,` }, "T")).toEqual([TOKEN, `${TOKEN}-2`]);
+    expect(readTokens({}, "T")).toEqual([]);
+    expect(() => readTokens({ T: "short" }, "T")).toThrow(ConfigError);
+  });
+
+  it("accepts Bearer and Basic (token as password) and nothing else", () => {
+    expect(authenticate(`Bearer ${TOKEN}`, [TOKEN])).toBe(TOKEN);
+    expect(authenticate(`basic ${Buffer.from(`anyone:${TOKEN}`).toString("base64")}`, [TOKEN])).toBe(TOKEN);
+    expect(authenticate(`Bearer ${TOKEN}x`, [TOKEN])).toBeNull();
+    expect(authenticate(`Token ${TOKEN}`, [TOKEN])).toBeNull();
+    expect(authenticate(undefined, [TOKEN])).toBeNull();
+    expect(authenticate("Bearer", [TOKEN])).toBeNull();
+  });
+});

@@ -1,0 +1,261 @@
+import { WebSocket } from "ws";
+import { ServeRequestError, type EnvPackageDocument, type ServeProblem } from "../spec/index.js";
+import type { PlayedEpisode, Verification } from "./batch-episodes.js";
+import type { EnvironmentFilter } from "./catalog.js";
+import type { EnvironmentSummary } from "./envforge-routes.js";
+import type { State, StepPayload } from "./openenv-wire.js";
+import { isServeProblem } from "./problems.js";
+
+/** Options of the clients. */
+export interface ServerClientOptions {
+  /** Server root, e.g. `http://127.0.0.1:8000`. */
+  readonly baseUrl: string;
+  /** Bearer token, when the server requires one. @default none */
+  readonly token?: string;
+  /** Limit of one request (HTTP) or one answer (WebSocket), milliseconds. @default 60000 */
+  readonly timeoutMs?: number;
+}
+
+/** The typed error of an answer body or error frame (`reason`, `detail`/`message`, `retry_after_ms`). */
+function refusalFrom(body: unknown, fallback: string, fallbackProblem: ServeProblem): ServeRequestError {
+  const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
+  const problem = isServeProblem(record.reason) ? record.reason : fallbackProblem;
+  const message = typeof record.detail === "string" ? record.detail : typeof record.message === "string" ? record.message : fallback;
+  const retryAfterMs = typeof record.retry_after_ms === "number" ? record.retry_after_ms : null;
+  return new ServeRequestError(problem, message, { retryAfterMs });
+}
+
+/**
+ * Typed client of an envforge environment server's HTTP routes, and the door to its WebSocket
+ * sessions ({@link connect}). Every refusal of the server is thrown as a
+ * {@link ServeRequestError} with the server's `problem`; an unreachable server is a
+ * `server_error` (retryable).
+ */
+export class EnvironmentServerClient {
+  private readonly baseUrl: string;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: ServerClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+  }
+
+  /** `GET /health`: `healthy`, or `degraded` while the server drains. */
+  async health(): Promise<"healthy" | "degraded"> {
+    const { response, parsed } = await this.send("GET", "/health");
+    const status = (parsed as { status?: unknown } | null)?.status;
+    if (status === "healthy" || status === "degraded") return status;
+    throw refusalFrom(parsed, `HTTP ${response.status} from GET /health`, "server_error");
+  }
+
+  /** `GET /v1/envs` with filters and paging. */
+  async listEnvironments(filter: EnvironmentFilter = {}): Promise<{ total: number; environments: EnvironmentSummary[] }> {
+    const query = new URLSearchParams(Object.entries(filter).flatMap(([key, value]) => (value === undefined ? [] : [[key, String(value)]])));
+    const suffix = query.size > 0 ? `?${query}` : "";
+    return (await this.request("GET", `/v1/envs${suffix}`)) as { total: number; environments: EnvironmentSummary[] };
+  }
+
+  /** `GET /v1/envs/{id}`: the summary and the package document (manifest, `env.py`, `oracle.py`). */
+  async environment(reference: string): Promise<EnvironmentSummary & { package: EnvPackageDocument }> {
+    return (await this.request("GET", `/v1/envs/${encodeURIComponent(reference)}`)) as EnvironmentSummary & { package: EnvPackageDocument };
+  }
+
+  /** `POST /v1/episodes`: whole episodes from action lists, in order. */
+  async playEpisodes(episodes: readonly { env: string; seed: number; actions: readonly string[] }[]): Promise<PlayedEpisode[]> {
+    return ((await this.request("POST", "/v1/episodes", { episodes })) as { episodes: PlayedEpisode[] }).episodes;
+  }
+
+  /** `POST /v1/verify`: scores of answers to single-turn instances, in order. */
+  async verify(answers: readonly { env: string; seed: number; answer: string }[]): Promise<Verification[]> {
+    return ((await this.request("POST", "/v1/verify", { answers })) as { results: Verification[] }).results;
+  }
+
+  /** `GET /v1/frontier`: the frontier scheduler's current set (`scheduled` false without lineages). */
+  async frontier(): Promise<{ scheduled: boolean; environments: EnvironmentSummary[] }> {
+    return (await this.request("GET", "/v1/frontier")) as { scheduled: boolean; environments: EnvironmentSummary[] };
+  }
+
+  /** `GET /v1/stats`: sessions held, capacity, draining. */
+  async stats(): Promise<{ sessions: number; websocket: number; http: number; capacity: number; draining: boolean; environments: number }> {
+    return (await this.request("GET", "/v1/stats")) as { sessions: number; websocket: number; http: number; capacity: number; draining: boolean; environments: number };
+  }
+
+  /** Opens an OpenEnv WebSocket session (`/ws`). */
+  connect(): Promise<OpenEnvSessionClient> {
+    return OpenEnvSessionClient.connect(this.options);
+  }
+
+  private async request(method: "GET" | "POST", path: string, body?: unknown): Promise<unknown> {
+    const { response, parsed } = await this.send(method, path, body);
+    if (!response.ok) {
+      const fallback: ServeProblem = response.status === 401 ? "unauthorized" : response.status === 404 ? "not_found" : response.status >= 500 ? "server_error" : "invalid_request";
+      throw refusalFrom(parsed, `HTTP ${response.status} from ${method} ${path}`, fallback);
+    }
+    return parsed;
+  }
+
+  private async send(method: "GET" | "POST", path: string, body?: unknown): Promise<{ response: Response; parsed: unknown }> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers: {
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...(this.options.token === undefined ? {} : { authorization: `Bearer ${this.options.token}` }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      throw new ServeRequestError("server_error", `cannot reach ${this.baseUrl}: ${(error as Error).message}`, { cause: error });
+    }
+    const text = await response.text();
+    let parsed: unknown = null;
+    try {
+      parsed = text === "" ? null : JSON.parse(text);
+    } catch {
+      parsed = null;
+    }
+    return { response, parsed };
+  }
+}
+
+/**
+ * One OpenEnv WebSocket session, as `openenv-core`'s `EnvClient` drives it: `reset`, `step`,
+ * `state` and `close` frames, answered in order. Calls are queued (the protocol has no request
+ * ids). An error frame is thrown as a {@link ServeRequestError}; a dropped connection as
+ * `server_error` (`frame_too_large` when the server closed it for an oversize frame).
+ */
+export class OpenEnvSessionClient {
+  private readonly waiting: { resolve: (frame: { type: string; data: unknown }) => void; reject: (error: ServeRequestError) => void }[] = [];
+  private unsolicited: ServeRequestError | null = null;
+  private closedWith: ServeRequestError | null = null;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly socket: WebSocket,
+    private readonly timeoutMs: number,
+  ) {
+    socket.on("message", (data) => this.onFrame(data.toString()));
+    socket.on("close", (code, reason) => {
+      const problem: ServeProblem = code === 1009 ? "frame_too_large" : "server_error";
+      this.closedWith = this.unsolicited ?? new ServeRequestError(problem, `connection closed (${code}${reason.length > 0 ? ` ${reason.toString()}` : ""})`);
+      for (const waiter of this.waiting.splice(0)) waiter.reject(this.closedWith);
+    });
+  }
+
+  /**
+   * Connects to `/ws`.
+   * @throws ServeRequestError the server's refusal of the handshake (`unauthorized`, `capacity_reached`, `rate_limited`, `draining`), or `server_error` when unreachable
+   */
+  static connect(options: ServerClientOptions): Promise<OpenEnvSessionClient> {
+    const url = `${options.baseUrl.replace(/\/+$/, "").replace(/^http/, "ws")}/ws`;
+    const socket = new WebSocket(url, {
+      headers: options.token === undefined ? {} : { authorization: `Bearer ${options.token}` },
+      handshakeTimeout: options.timeoutMs ?? 60_000,
+      maxPayload: 256 * 1024 * 1024,
+    });
+    return new Promise((resolve, reject) => {
+      socket.once("open", () => resolve(new OpenEnvSessionClient(socket, options.timeoutMs ?? 60_000)));
+      socket.once("unexpected-response", (_request, response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => {
+          let body: unknown = null;
+          try {
+            body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+          } catch {
+            body = null;
+          }
+          reject(refusalFrom(body, `handshake refused with HTTP ${response.statusCode}`, response.statusCode === 401 ? "unauthorized" : "server_error"));
+          socket.terminate();
+        });
+      });
+      socket.once("error", (error) => reject(new ServeRequestError("server_error", `cannot connect to ${url}: ${error.message}`, { cause: error })));
+    });
+  }
+
+  /** Starts an episode of `env` (id or name; optional on a one-environment server) at `seed` (random when absent). */
+  async reset(options: { env?: string; seed?: number; episodeId?: string } = {}): Promise<StepPayload> {
+    const data = { ...(options.env === undefined ? {} : { env: options.env }), ...(options.seed === undefined ? {} : { seed: options.seed }), ...(options.episodeId === undefined ? {} : { episode_id: options.episodeId }) };
+    return (await this.call({ type: "reset", data }, "observation")) as StepPayload;
+  }
+
+  /** Plays one action (the agent's text reply). */
+  async step(message: string): Promise<StepPayload> {
+    return (await this.call({ type: "step", data: { message } }, "observation")) as StepPayload;
+  }
+
+  /** The session's state. */
+  async state(): Promise<State> {
+    return (await this.call({ type: "state" }, "state")) as State;
+  }
+
+  /** Sends `close` and closes the connection. Idempotent. */
+  async close(): Promise<void> {
+    if (this.socket.readyState === this.socket.CLOSED) return;
+    const closed = new Promise<void>((resolve) => this.socket.once("close", () => resolve()));
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify({ type: "close" }));
+    this.socket.close(1000);
+    await closed;
+  }
+
+  /** Sends one raw frame and returns the answer (for protocol tests: anything, even malformed text). */
+  raw(frame: string): Promise<{ type: string; data: unknown }> {
+    return this.enqueue(() => this.exchange(frame));
+  }
+
+  private async call(frame: unknown, expected: string): Promise<unknown> {
+    const answer = await this.enqueue(() => this.exchange(JSON.stringify(frame)));
+    if (answer.type === "error") throw refusalFrom(answer.data, "error frame", "server_error");
+    if (answer.type !== expected) throw new ServeRequestError("server_error", `expected a ${expected} frame, got ${answer.type}`);
+    return answer.data;
+  }
+
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(work);
+    this.tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private exchange(frame: string): Promise<{ type: string; data: unknown }> {
+    if (this.unsolicited !== null) return Promise.reject(this.unsolicited);
+    if (this.closedWith !== null) return Promise.reject(this.closedWith);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const index = this.waiting.indexOf(waiter);
+        if (index >= 0) this.waiting.splice(index, 1);
+        reject(new ServeRequestError("server_error", `no answer within ${this.timeoutMs} ms`));
+      }, this.timeoutMs);
+      const waiter = {
+        resolve: (answer: { type: string; data: unknown }) => {
+          clearTimeout(timer);
+          resolve(answer);
+        },
+        reject: (error: ServeRequestError) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      this.waiting.push(waiter);
+      this.socket.send(frame, (error) => {
+        if (error) waiter.reject(new ServeRequestError("server_error", `send failed: ${error.message}`, { cause: error }));
+      });
+    });
+  }
+
+  private onFrame(text: string): void {
+    let frame: { type: string; data: unknown };
+    try {
+      frame = JSON.parse(text) as { type: string; data: unknown };
+    } catch {
+      return;
+    }
+    const waiter = this.waiting.shift();
+    if (waiter !== undefined) waiter.resolve(frame);
+    else if (frame.type === "error") this.unsolicited = refusalFrom(frame.data, "error frame", "server_error");
+  }
+}

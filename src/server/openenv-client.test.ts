@@ -1,0 +1,48 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer } from "../testing/serve-fixtures.js";
+
+// Drives the server with the real openenv-core client (pinned in scripts/openenv-requirements.txt,
+// installed into .venv-openenv by scripts/setup.sh), on 127.0.0.1 only.
+
+const run = promisify(execFile);
+const PYTHON = fileURLToPath(new URL("../../.venv-openenv/bin/python", import.meta.url));
+const DRIVER = fileURLToPath(new URL("./openenv_client_drive.py", import.meta.url));
+const skipped = process.env.ENVFORGE_SKIP_OPENENV === "1";
+
+async function drive(url: string, token?: string): Promise<Record<string, unknown>> {
+  if (!existsSync(PYTHON)) throw new Error(`${PYTHON} is missing: run ./scripts/setup.sh (it installs openenv-core into .venv-openenv)`);
+  const { stdout } = await run(PYTHON, [DRIVER, url, ...(token === undefined ? [] : [token])], { timeout: 60_000 });
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+describe.skipIf(skipped)("environment server with openenv-core's own client", () => {
+  let test: Awaited<ReturnType<typeof startTestServer>>;
+  const token = "openenv-client-test-token-0123";
+  beforeAll(async () => {
+    test = await startTestServer({ tokens: [token] });
+  });
+  afterAll(() => test.stop());
+
+  it("GenericEnvClient and a typed EnvClient reset, step and read state; errors arrive as the client's typed server errors", async () => {
+    const report = await drive(test.server.url, token);
+    expect(report.reset).toMatchObject({ reward: 0, done: false, observation: { metadata: { env_name: "number-guess", seed: 3, step: 0 } } });
+    const steps = report.steps as { text: string; reward: number; done: boolean }[];
+    expect(steps.at(-1)).toMatchObject({ reward: 1, done: true });
+    expect(steps.slice(0, -1).every((step) => step.reward === 0 && !step.done)).toBe(true);
+    expect(report.last_metadata).toMatchObject({ terminated: true, truncated: false, won: true, return: 1 });
+    expect(report.state).toMatchObject({ env_name: "number-guess", seed: 3, done: true, step_count: steps.length });
+    expect(report.step_after_done).toMatch(/RuntimeError: Server error: .*episode is over.*\(code: SESSION_ERROR\)/);
+    expect(report.unknown_env).toMatch(/\(code: VALIDATION_ERROR\)/);
+    expect(report.bad_action).toMatch(/\(code: VALIDATION_ERROR\)/);
+    expect(report.after_errors).toBe(1);
+    expect(report.typed).toEqual({ first: "hello 9", second: "echo hi", turn: 1 });
+  });
+
+  it("without the token the client cannot connect", async () => {
+    await expect(drive(test.server.url)).rejects.toThrow(/Failed to connect|401/);
+  });
+});
