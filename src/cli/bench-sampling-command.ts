@@ -47,8 +47,8 @@ export interface RolloutSpeed {
 /** Engine rollouts at one concurrency, with the engine's own speed on the same prompts. */
 export interface EngineRolloutSpeed extends RolloutSpeed {
   /**
-   * Tokens/s of the bare engine (`sampleTokens` on the rollouts' own prompt token ids, as many in
-   * flight, same `maxTokens` and temperature), measured right after the rollouts.
+   * Tokens/s of the bare engine (`sampleTokens` on the rollouts' own prompt token ids with their own
+   * options and seeds, as many in flight), measured right after the rollouts.
    */
   readonly rawTokensPerSecond: number;
   /** tokensPerSecond ÷ rawTokensPerSecond: the share of engine speed the rollouts keep (sandbox, tokenising, orchestration cost the rest). */
@@ -130,7 +130,7 @@ interface RolloutSettings {
 }
 
 /** Solver rollouts of `pkg` (no hint) at `concurrency`, timed as a whole; with `record`, the generations are kept. */
-async function timeRollouts(pkg: EnvPackage, policy: LanguageModel, sandbox: Sandbox, settings: RolloutSettings, concurrency: number, record: boolean): Promise<{ speed: RolloutSpeed; generations: readonly Generation[] }> {
+async function timeRollouts(pkg: EnvPackage, policy: LanguageModel, sandbox: Sandbox, settings: RolloutSettings, concurrency: number, record: boolean): Promise<{ speed: RolloutSpeed; generations: MeteredModel["generations"] }> {
   const metered = new MeteredModel(policy, record);
   const started = performance.now();
   const episodes = await playSolverRollouts(
@@ -147,10 +147,14 @@ async function timeRollouts(pkg: EnvPackage, policy: LanguageModel, sandbox: San
   return { speed, generations: metered.generations };
 }
 
-/** Tokens/s of the bare engine continuing `prompts`, `concurrency` at a time. */
-async function timeEngine(engine: TokenSamplingEngine, prompts: readonly (readonly number[])[], settings: RolloutSettings, concurrency: number): Promise<number> {
+/**
+ * Tokens/s of the bare engine sampling the rollouts' generations again: the same prompt token ids
+ * with the same options (seed included, so the same tokens and the same KV-cache reuse), in
+ * completion order, `concurrency` at a time.
+ */
+async function timeEngine(engine: TokenSamplingEngine, generations: MeteredModel["generations"], concurrency: number): Promise<number> {
   const started = performance.now();
-  const samples = await mapWithConcurrency(prompts, concurrency, (prompt, index) => engine.sampleTokens(prompt, { maxTokens: settings.maxTokens, temperature: settings.temperature, seed: index }));
+  const samples = await mapWithConcurrency(generations, concurrency, ({ generation, options }) => engine.sampleTokens(generation.promptTokens ?? [], options));
   const tokens = samples.reduce((sum, sample) => sum + sample.tokens.length, 0);
   return tokens / ((performance.now() - started) / 1000);
 }
@@ -249,8 +253,7 @@ export async function benchSamplingCommand(flags: BenchSamplingFlags, write: (te
       const engine: EngineRolloutSpeed[] = [];
       for (const level of levels) {
         const rollouts = await timeRollouts(pkg, policy, sandbox, settings, level, true);
-        const prompts = rollouts.generations.map((generation) => generation.promptTokens ?? []);
-        const raw = await timeEngine(policy.samplingEngine, prompts, settings, level);
+        const raw = await timeEngine(policy.samplingEngine, rollouts.generations, level);
         engine.push({ ...rollouts.speed, rawTokensPerSecond: raw, utilisation: rollouts.speed.tokensPerSecond / raw });
         progress(`engine at concurrency ${level}: ${rollouts.speed.tokensPerSecond.toFixed(1)} tokens/s in rollouts, ${raw.toFixed(1)} bare`);
       }

@@ -271,11 +271,12 @@ trainer
   });
 trainer
   .command("conformance")
-  .description("check a Tinker-compatible backend: PPO loss and clipping, loss reduction, gradient direction, weight sync, typed errors")
+  .description("check a Tinker-compatible backend: PPO loss and clipping, loss reduction, gradient direction, weight sync, typed errors; with --engine-model, weight sync into llama.cpp")
   .requiredOption("--url <url>", "server root, e.g. http://127.0.0.1:8765")
   .option("--json", "print { passed, failed, checks } as JSON")
   .option("--base-model <name>", "base model to train (default: the first the server lists)")
   .option("--api-key-env <name>", "environment variable holding the API key", "TINKER_API_KEY")
+  .option("--engine-model <gguf>", "also check weight sync into llama.cpp: the GGUF the trainer's base model came from (trainer on this machine)")
   .addHelpText("after", "\nExit codes: 0 every check passed; 1 a check failed; 2 bad flags or unreachable server.")
   .action(async (flags) => {
     process.exitCode = await trainerConformance(flags);

@@ -3,13 +3,13 @@ import type { ChatMessage, GenerateOptions, Generation, LanguageModel } from "..
 /**
  * A {@link LanguageModel} wrapper for benchmarks: counts completion tokens (the generation's
  * token ids, else text length / 4) and seconds inside `generate` (summed over calls, so
- * concurrent calls overlap), and keeps every generation when `record` is set.
+ * concurrent calls overlap), and keeps every generation and its options when `record` is set.
  */
 export class MeteredModel implements LanguageModel {
   tokens = 0;
   seconds = 0;
-  /** Every generation, in completion order (only with `record`). */
-  readonly generations: Generation[] = [];
+  /** Every generation with the options it was asked with, in completion order (only with `record`). */
+  readonly generations: Array<{ readonly generation: Generation; readonly options: GenerateOptions }> = [];
 
   constructor(
     private readonly inner: LanguageModel,
@@ -25,7 +25,7 @@ export class MeteredModel implements LanguageModel {
     try {
       const generation = await this.inner.generate(messages, options);
       this.tokens += generation.tokens?.length ?? Math.ceil(generation.text.length / 4);
-      if (this.record) this.generations.push(generation);
+      if (this.record) this.generations.push({ generation, options });
       return generation;
     } finally {
       this.seconds += (performance.now() - started) / 1000;

@@ -3,7 +3,7 @@ import type { Config } from "../config/index.js";
 
 /**
  * The {@link OpenModelOptions} a config asks for: `model.contextSize`, `model.threads`,
- * `model.timeoutMs`, and `model.sequences` (0 = `solver.concurrency`, so every Solver episode
+ * `model.timeoutMs`, `model.samplingTopK`, and `model.sequences` (0 = `solver.concurrency`, so every Solver episode
  * in flight samples on its own llama.cpp sequence).
  */
 export function modelOptionsOf(config: Config): OpenModelOptions {
@@ -12,5 +12,6 @@ export function modelOptionsOf(config: Config): OpenModelOptions {
     threads: config.model.threads,
     timeoutMs: config.model.timeoutMs,
     sequences: config.model.sequences || config.solver.concurrency,
+    samplingTopK: config.model.samplingTopK,
   };
 }

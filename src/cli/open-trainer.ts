@@ -165,7 +165,7 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
     let syncCheck: SyncCheckResult | null = null;
     if (engineModel !== null) {
       const local = modelOptionsOf(config);
-      engine = await LlamaCppModel.load({ modelPath: engineModel, contextSize: local.contextSize, threads: local.threads || availableParallelism(), sequences: local.sequences, id: `${engineModel}@llama.cpp` });
+      engine = await LlamaCppModel.load({ modelPath: engineModel, contextSize: local.contextSize, threads: local.threads || availableParallelism(), sequences: local.sequences, samplingTopK: local.samplingTopK, id: `${engineModel}@llama.cpp` });
       const enginePolicy = new EnginePolicy({
         engine,
         tokenizer,

@@ -11,6 +11,7 @@ import {
 } from "../adapters/trainer/index.js";
 import { EnvforgeError } from "../spec/index.js";
 import { RUNS_FOLDER } from "./run-command.js";
+import { runEngineSyncConformance } from "./engine-conformance.js";
 
 /** Run directory of `envforge trainer up|down|status` when `--out` is not given. */
 export const DEFAULT_TRAINER_DIR = join(RUNS_FOLDER, "trainer");
@@ -66,6 +67,11 @@ export interface ConformanceFlags {
   readonly baseModel?: string;
   /** Name of the environment variable holding the API key. @default "TINKER_API_KEY" */
   readonly apiKeyEnv?: string;
+  /**
+   * GGUF file the trainer's base model was loaded from: adds the engine weight-sync checks
+   * ({@link runEngineSyncConformance}; the trainer must run on this machine). @default none
+   */
+  readonly engineModel?: string;
 }
 
 /**
@@ -84,7 +90,11 @@ export async function trainerConformance(flags: ConformanceFlags): Promise<numbe
     process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
     return 2;
   }
-  const report = await runConformance(http, flags.baseModel === undefined ? {} : { baseModel: flags.baseModel });
+  const trainerReport = await runConformance(http, flags.baseModel === undefined ? {} : { baseModel: flags.baseModel });
+  const engineChecks =
+    flags.engineModel === undefined ? [] : await runEngineSyncConformance(http, { enginePath: flags.engineModel, ...(flags.baseModel === undefined ? {} : { baseModel: flags.baseModel }) });
+  const checks = [...trainerReport.checks, ...engineChecks];
+  const report: ConformanceReport = { passed: checks.filter((check) => check.passed).length, failed: checks.filter((check) => !check.passed).length, checks };
   process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatConformance(report));
   return report.failed === 0 ? 0 : 1;
 }

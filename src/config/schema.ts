@@ -52,6 +52,15 @@ export const ConfigSchema = z
          * batches (each sequence holds its own `contextSize` of KV cache); 0 = `solver.concurrency`. @default 0
          */
         sequences: z.number().int().min(0).max(64).default(0),
+        /**
+         * Candidates when the embedded engine samples for training (`trainer.sampler` "engine"): the k most likely
+         * tokens, renormalised (the stored logprobs are of that distribution, and the off-policy correction weighs
+         * against it); 0 = the full vocabulary, whose per-token probability costs node-llama-cpp a sort of every
+         * candidate (262,144 on Gemma 3): about 1.8x slower per token on 2 cores. At 1000 the engine–trainer KL
+         * estimate after a sync measured 0.015 nats/token (0.016 with the full vocabulary, 0.10 at k = 64;
+         * docs/benchmarks.md). @default 1000
+         */
+        samplingTopK: z.number().int().min(0).max(1_000_000).default(1000),
         /** Request timeout of remote models, milliseconds. @default 120000 */
         timeoutMs: z.number().int().min(1000).default(120_000),
       })
@@ -79,9 +88,11 @@ export const ConfigSchema = z
          * Solver episodes in flight at once (the Solver phase, calibration plays and admission's
          * calibration gate, evolution and frontier rollouts), each in its own sandbox session. Seeds and
          * stored order do not depend on completion order. On the embedded engine each episode samples on
-         * its own sequence of one llama.cpp context (`model.sequences`). @default 4
+         * its own sequence of one llama.cpp context (`model.sequences`). On 2 cores 1, 2, 4 and 8 sampled at
+         * the same speed within noise (one sequence already keeps both cores busy; docs/benchmarks.md); more cores,
+         * a GPU or a server gain from more. @default 2
          */
-        concurrency: z.number().int().min(1).max(256).default(4),
+        concurrency: z.number().int().min(1).max(256).default(2),
       })
       .strict()
       .prefault({}),

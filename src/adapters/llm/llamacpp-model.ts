@@ -67,6 +67,14 @@ export interface LlamaCppModelOptions {
    */
   readonly sequences?: number;
   /**
+   * Candidates of {@link LlamaCppModel.sampleTokens}: the `samplingTopK` most likely tokens, the
+   * distribution renormalised over them (its logprobs are of that distribution, the one sampled
+   * from); 0 = the full vocabulary. A bound is much cheaper on large vocabularies: reporting a
+   * sampled token's probability over the full vocabulary makes node-llama-cpp sort every candidate
+   * (262,144 on Gemma 3) at every token. @default 0
+   */
+  readonly samplingTopK?: number;
+  /**
    * Bytes of adapter files one loaded model may accumulate before {@link LlamaCppModel.setAdapter}
    * reopens the model to release them (llama.cpp keeps every adapter a model loaded until the
    * model is disposed). @default 268435456 (256 MiB)
@@ -240,7 +248,8 @@ export class LlamaCppModel implements LanguageModel {
 
   /**
    * Samples a continuation of `promptTokens` (used as given: chat template and BOS are the
-   * caller's) with llama.cpp's sampler over the full vocabulary (no top-k, top-p or min-p) at
+   * caller's) with llama.cpp's sampler over the full vocabulary, or the `samplingTopK` most likely
+   * tokens when that is set (no top-p or min-p), at
    * `options.temperature` (0 = greedy) with `options.seed`, stopping after an end-of-generation
    * token (EOS, end of turn; it is kept in `tokens`) or `options.maxTokens` tokens. `logprobs[i]`
    * is the natural-log probability llama.cpp's sampler chain gave `tokens[i]` (its confidence:
@@ -287,7 +296,7 @@ export class LlamaCppModel implements LanguageModel {
         const stream = sequence.evaluateWithMetadata(promptTokens.slice(sequence.nextTokenIndex) as Token[], { confidence: true }, {
           ...(grammar === undefined ? {} : { grammarEvaluationState: new LlamaGrammarEvaluationState({ model: this.model, grammar }) }),
           temperature: options.temperature,
-          topK: 0,
+          topK: this.settings.samplingTopK ?? 0,
           topP: 1,
           minP: 0,
           yieldEogToken: true,

@@ -35,6 +35,23 @@ describe.skipIf(!existsSync(MODEL))("llama.cpp with parallel sequences (Gemma 3 
     for (const sample of together) expect(sample.logprobs.every((value) => Number.isFinite(value) && value <= 0)).toBe(true);
   }, 120_000);
 
+  it("samples among the samplingTopK most likely tokens, with logprobs of that renormalised distribution", async () => {
+    const top1 = await LlamaCppModel.load({ modelPath: MODEL, contextSize: 512, threads: 1, samplingTopK: 1 });
+    try {
+      const prompt = top1.tokenize(PROMPT);
+      const sampled = await top1.sampleTokens(prompt, { maxTokens: 8, temperature: 1, seed: 3 });
+      const greedy = await single.sampleTokens(prompt, { maxTokens: 8, temperature: 0 });
+      // one candidate: the sample is the greedy one whatever the temperature, each token with probability 1
+      expect(sampled.tokens).toEqual(greedy.tokens);
+      expect(sampled.logprobs.every((value) => Math.abs(value) < 1e-6)).toBe(true);
+      // over the full vocabulary the same tokens at temperature 1 have probability below 1
+      const full = await single.sampleTokens(prompt, { maxTokens: 8, temperature: 1, seed: 3 });
+      expect(full.logprobs.some((value) => value < -1e-3)).toBe(true);
+    } finally {
+      await top1.close();
+    }
+  }, 120_000);
+
   it("queues calls beyond the sequences and swaps the adapter only between samples", async () => {
     const prompt = parallel.tokenize(PROMPT);
     const events: string[] = [];

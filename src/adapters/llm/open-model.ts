@@ -15,6 +15,8 @@ export interface OpenModelOptions {
   readonly threads?: number;
   /** Sequences of an embedded model's llama.cpp context (generations sampled at once). @default 1 */
   readonly sequences?: number;
+  /** Candidates of an embedded model's token sampler (`LlamaCppModel.sampleTokens`); 0 = the full vocabulary. @default 0 */
+  readonly samplingTopK?: number;
   /** Model name for an OpenAI-compatible URL (else the URL's `#fragment`, else the first listed). */
   readonly remoteModel?: string;
   /** Request timeout for remote models, milliseconds. @default 120000 */
@@ -53,7 +55,7 @@ export function classifyModelSpec(spec: string): ModelSpecKind {
  */
 export async function openModel(spec: string, options: OpenModelOptions = {}): Promise<LanguageModel> {
   const kind = classifyModelSpec(spec);
-  const local = { contextSize: options.contextSize ?? 4096, threads: options.threads || availableParallelism(), sequences: options.sequences ?? 1 };
+  const local = { contextSize: options.contextSize ?? 4096, threads: options.threads || availableParallelism(), sequences: options.sequences ?? 1, samplingTopK: options.samplingTopK ?? 0 };
   switch (kind) {
     case "embedded": {
       const entry = embeddedModelOf(spec);
