@@ -149,8 +149,9 @@ async function timeRollouts(pkg: EnvPackage, policy: LanguageModel, sandbox: San
 
 /**
  * Tokens/s of the bare engine sampling the rollouts' generations again: the same prompt token ids
- * with the same options (seed included, so the same tokens and the same KV-cache reuse), in
- * completion order, `concurrency` at a time.
+ * with the same options (seed included, so mostly the same tokens), in completion order,
+ * `concurrency` at a time. The engine's sequences still hold the rollouts' last prompts, and
+ * all samples start together, so this is a rough bound, not a tight one.
  */
 async function timeEngine(engine: TokenSamplingEngine, generations: MeteredModel["generations"], concurrency: number): Promise<number> {
   const started = performance.now();

@@ -31,8 +31,10 @@ const LOSS: LossConfig = { kind: "importance_sampling", clipLow: 0.2, clipHigh: 
  * 3. `engine_follows_step`: the engine's logprobs moved by about what the trainer's did (within
  *    half the trainer's own move, which must be measurable), so a sync that leaves the engine on
  *    the old weights, the base model or a wrong scale fails loudly.
- * The trainer must write adapter files where this process reads them (the same machine). Every
- * check runs even when an earlier one failed; a check that throws fails with the error.
+ * The trainer must write adapter files where this process reads them (the same machine). The
+ * checks build on each other: when one step throws (the engine cannot load the model, the
+ * trainer refuses), the checks not reached are replaced by one failed `engine_sync` check naming
+ * the error.
  */
 export async function runEngineSyncConformance(http: TinkerHttp, options: EngineSyncConformanceOptions): Promise<ConformanceCheck[]> {
   const tolerance = options.tolerance ?? DEFAULT_SYNC_TOLERANCE;

@@ -57,8 +57,8 @@ export const ConfigSchema = z
          * tokens, renormalised (the stored logprobs are of that distribution, and the off-policy correction weighs
          * against it); 0 = the full vocabulary, whose per-token probability costs node-llama-cpp a sort of every
          * candidate (262,144 on Gemma 3): about 1.8x slower per token on 2 cores. At 1000 the engine–trainer KL
-         * estimate after a sync measured 0.015 nats/token (0.016 with the full vocabulary, 0.10 at k = 64;
-         * docs/benchmarks.md). @default 1000
+         * estimate measured 0.068 before and 0.015 after a step and its sync, nats/token (full vocabulary 0.016 and
+         * −0.010; k = 64 0.135 and 0.100; docs/benchmarks.md). @default 1000
          */
         samplingTopK: z.number().int().min(0).max(1_000_000).default(1000),
         /** Request timeout of remote models, milliseconds. @default 120000 */

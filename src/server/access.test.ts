@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../spec/index.js";
-import { assertSafeBinding, authenticate, isLoopbackHost, readTokens } from "./access.js";
+import { assertSafeBinding, authenticate, isLocalRequest, isLoopbackHost, readTokens } from "./access.js";
 
 const TOKEN = "0123456789abcdef-token";
 
@@ -31,3 +31,20 @@ describe("server access", () => {
     expect(authenticate("Bearer", [TOKEN])).toBeNull();
   });
 });
+
+describe("isLocalRequest (tokenless servers answer only this machine's clients)", () => {
+  it("accepts loopback Host headers without a foreign Origin", () => {
+    expect(isLocalRequest({ host: "127.0.0.1:8000" })).toBe(true);
+    expect(isLocalRequest({ host: "localhost:8000", origin: "http://localhost:3000" })).toBe(true);
+    expect(isLocalRequest({ host: "[::1]:8000" })).toBe(true);
+  });
+
+  it("refuses a DNS-rebound Host, a foreign or opaque Origin, and a missing Host", () => {
+    expect(isLocalRequest({ host: "attacker.example:8000" })).toBe(false);
+    expect(isLocalRequest({ host: "127.0.0.1:8000", origin: "https://evil.example" })).toBe(false);
+    expect(isLocalRequest({ host: "127.0.0.1:8000", origin: "null" })).toBe(false);
+    expect(isLocalRequest({})).toBe(false);
+    expect(isLocalRequest({ host: "::::" })).toBe(false);
+  });
+});
+

@@ -43,6 +43,27 @@ export function assertSafeBinding(host: string, tokens: readonly string[], token
 const digest = (text: string) => createHash("sha256").update(text).digest();
 
 /**
+ * Whether a request without a token comes from this machine's own clients: its `Host` names a
+ * loopback address (a DNS-rebound name does not) and its `Origin`, when a browser sent one, is
+ * a loopback page too. A tokenless server answers only such requests, so a web page the user
+ * opens cannot drive it.
+ */
+export function isLocalRequest(headers: { readonly host?: string | undefined; readonly origin?: string | undefined }): boolean {
+  const hostnameOf = (value: string): string | null => {
+    try {
+      return new URL(value.includes("://") ? value : `http://${value}`).hostname.replace(/^\[|\]$/g, "");
+    } catch {
+      return null;
+    }
+  };
+  const host = headers.host === undefined ? null : hostnameOf(headers.host);
+  if (host === null || !isLoopbackHost(host)) return false;
+  if (headers.origin === undefined || headers.origin === "null") return headers.origin === undefined;
+  const origin = hostnameOf(headers.origin);
+  return origin !== null && isLoopbackHost(origin);
+}
+
+/**
  * Checks a request's `Authorization` header against the accepted tokens: `Bearer <token>`, or
  * HTTP Basic with the token as the password (what WebSocket clients such as OpenEnv's send for a
  * `ws://user:<token>@host` URL). Compared in constant time.

@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { Config } from "../config/index.js";
 import { ServeRequestError, type Sandbox } from "../spec/index.js";
-import { assertSafeBinding, authenticate } from "./access.js";
+import { assertSafeBinding, authenticate, isLocalRequest } from "./access.js";
 import { EpisodeRunner } from "./batch-episodes.js";
 import type { EnvironmentCatalog } from "./catalog.js";
 import { envforgeRoutes } from "./envforge-routes.js";
@@ -115,6 +115,7 @@ export async function startEnvironmentServer(options: EnvironmentServerOptions):
       if (token === null) throw new ServeRequestError("unauthorized", "missing or wrong bearer token (Authorization: Bearer <token>)");
       key = `token:${token}`;
     } else {
+      if (!isLocalRequest(request.headers)) throw new ServeRequestError("unauthorized", "without a token this server answers only loopback clients (a loopback Host, no foreign Origin); set a token to serve others");
       key = `address:${request.socket.remoteAddress ?? "unknown"}`;
     }
     const decision = limiter.take(key);

@@ -60,10 +60,10 @@ export interface EnginePolicyOptions {
  * until it is done, so a sync never lands in the middle of a sample and every sample is of the
  * version it records. Every generation records `policyVersion` and `engine`.
  *
- * The logprobs are the engine's, under the sampling settings (temperature, repetition penalty):
- * at temperature 1 without penalty they estimate the same distribution as the trainer's
- * `forward`, apart from the engine–trainer mismatch (quantised weights against the trainer's
- * dequantised ones).
+ * The logprobs are the engine's, under the sampling settings (temperature, repetition penalty,
+ * the engine's top-k such as `model.samplingTopK`, renormalised): at temperature 1 without
+ * penalty or top-k they estimate the same distribution as the trainer's `forward`, apart from
+ * the engine–trainer mismatch (quantised weights against the trainer's dequantised ones).
  *
  * @throws ModelRequestError when tokenising or decoding fails at the trainer, the weight sync
  *   fails (retryable exactly when its cause was), or the engine fails or returns logprobs that

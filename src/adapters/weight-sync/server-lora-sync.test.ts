@@ -123,6 +123,13 @@ describe.each(KINDS)("$kind runtime LoRA sync (documented HTTP contract, fake se
     await expect(unsupported.sync.sync({ name: "policy-0", policyVersion: 0 })).rejects.toThrowError(/has no runtime LoRA loading \(POST \S+ answered 501/);
   });
 
+  it("a retried load of a name the server already holds (an earlier attempt that timed out, say) is no error", async () => {
+    const { sync, server } = await syncWith({});
+    await sync.sync({ name: "policy-3", policyVersion: 3 });
+    await expect(sync.sync({ name: "policy-3", policyVersion: 3 })).resolves.toMatchObject({ name: "policy-3", policyVersion: 3 });
+    expect(server.loads.length).toBeGreaterThanOrEqual(1);
+  });
+
   it("an unreachable server is a retryable ModelUnavailableError", async () => {
     const directory = mkdtempSync(join(root, "adapters-"));
     const sync = new ServerLoraSync({ kind, url: `http://127.0.0.1:${await freePort()}`, http: stubTrainer(() => "none").http, modelId: "m", directory, requestTimeoutMs: 5_000 });

@@ -97,6 +97,9 @@ export class ServerLoraSync implements WeightSync {
   }
 
   /** Name of the newest adapter loaded on the server, which requests name as their model; null before the first sync. */
+  /** Adapter names a load was sent for (a retry of one the server already holds is no error). */
+  private readonly attempted = new Set<string>();
+
   get adapter(): string | null {
     return this.loaded.at(-1)?.name ?? null;
   }
@@ -112,7 +115,7 @@ export class ServerLoraSync implements WeightSync {
     const exported = this.now();
     await this.load(loraName, path);
     const loaded = this.now();
-    this.loaded.push({ name: loraName, path });
+    if (!this.loaded.some((entry) => entry.name === loraName)) this.loaded.push({ name: loraName, path });
     await this.retire(this.options.keep ?? 2);
     return { name: request.name, policyVersion: request.policyVersion, location: path, exportMs: exported - started, loadMs: loaded - exported };
   }
@@ -124,9 +127,13 @@ export class ServerLoraSync implements WeightSync {
 
   private async load(loraName: string, path: string): Promise<void> {
     const route = `${this.root}${LORA_ROUTES[this.options.kind].load}`;
+    const retried = this.attempted.has(loraName);
+    this.attempted.add(loraName);
     const answer = await this.post(route, { lora_name: loraName, lora_path: path });
     const refusedInBody = this.options.kind === "sglang" && (answer.json as { success?: unknown } | null)?.success === false;
     if (answer.status === 200 && !refusedInBody) return;
+    // an earlier attempt at this name (one that timed out, say) may have loaded it after all
+    if (retried && answer.status === 400 && /already/i.test(serverMessage(answer))) return;
     if (UNAVAILABLE.has(answer.status)) {
       throw new ModelUnavailableError(`${this.server} at ${this.root} answered ${answer.status} to ${LORA_ROUTES[this.options.kind].load}: ${serverMessage(answer)}`, { retryable: true });
     }

@@ -14,7 +14,10 @@ export const CALIBRATION_SEED_BASE = 10_000;
  * all plays. Admitted when `bandLow < rate < bandHigh`. Plays run
  * `solver.concurrency` at a time (seeds by play number, so the verdict does
  * not depend on completion order). A play the sandbox cuts short counts as a
- * loss; the next play gets a fresh session.
+ * loss; the next play gets a fresh session. A stage is played whole before its
+ * plays are checked in order: the first that could not load (also a fresh
+ * session after a crash) rejects `load_failed`, the first out of range
+ * `reward_out_of_range`.
  * Every step reward must stay inside `rewardRange`.
  * Reason codes: `too_hard` (rate ≤ bandLow), `too_easy` (rate ≥ bandHigh),
  * `reward_out_of_range`, `model_missing`, `load_failed`.

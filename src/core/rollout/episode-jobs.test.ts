@@ -11,12 +11,16 @@ const real = new BwrapSandbox({ limits: { callTimeoutMs: 1500 } });
 afterAll(() => real.close());
 
 /** The real sandbox, counting sessions open at once. */
-function counting(inner: Sandbox): Sandbox & { readonly opened: number; readonly liveSessions: () => number; readonly most: number } {
+function counting(inner: Sandbox): Sandbox & { readonly opened: number; readonly attempts: number; readonly liveSessions: () => number; readonly most: number } {
   let live = 0;
   let most = 0;
   let opened = 0;
+  let attempts = 0;
   return {
     name: inner.name,
+    get attempts() {
+      return attempts;
+    },
     get opened() {
       return opened;
     },
@@ -25,6 +29,7 @@ function counting(inner: Sandbox): Sandbox & { readonly opened: number; readonly
     },
     liveSessions: () => live,
     async open(program: EnvProgram) {
+      attempts += 1;
       const outcome = await inner.open(program);
       if (outcome.kind !== "ok") return outcome;
       opened += 1;
@@ -84,6 +89,34 @@ describe("playEpisodeJobs", () => {
     expect(episodesOf(jobs, outcomes)[2]).toMatchObject({ seed: 100, turns: [], return: 0, won: false, truncated: true, failure: { kind: "crash" } });
     // the timeout's session was replaced: two sessions for the first program (the broken one never opened)
     expect(sandbox.opened).toBe(2);
+    expect(sandbox.liveSessions()).toBe(0);
+  });
+
+  it("does not load a program again in the same call once it failed to load", async () => {
+    const sandbox = counting(real);
+    const broken = { envSource: "class (:\n", oracleSource: null };
+    const jobs = jobsFor(["42", "42", "42"]).map((job) => ({ ...job, program: broken }));
+    const outcomes = await playEpisodeJobs(sandbox, jobs, { concurrency: 1 });
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual(["crash", "crash", "crash"]);
+    expect(sandbox.attempts).toBe(1);
+  });
+
+  it("rethrows an unexpected error only after the running episodes ended, with every session closed", async () => {
+    const sandbox = counting(real);
+    const jobs = jobsFor(["42", "42", "42", "42"]).map((job, index) =>
+      index === 1
+        ? {
+            ...job,
+            policy: () => {
+              throw new Error("no policy for job 1");
+            },
+          }
+        : job,
+    );
+    const started: number[] = [];
+    await expect(playEpisodeJobs(sandbox, jobs, { concurrency: 2, onEpisode: (index) => started.push(index) })).rejects.toThrowError("no policy for job 1");
+    // job 0 (running when job 1 threw) finished; no job started after the error
+    expect(started).toEqual([0]);
     expect(sandbox.liveSessions()).toBe(0);
   });
 });
