@@ -12,6 +12,8 @@ import { ConfigError, SandboxUnavailableError, type Datum, type EnvPackage, type
 import { mapWithConcurrency } from "../support/concurrency.js";
 import { MeteredModel } from "./metered-model.js";
 import { openTrainer } from "./open-trainer.js";
+import { onStopSignals } from "./stop-signals.js";
+import { stopReferenceTrainer } from "../adapters/trainer/index.js";
 
 /** Flags of `envforge bench sampling`. */
 export interface BenchSamplingFlags {
@@ -242,6 +244,11 @@ export async function benchSamplingCommand(flags: BenchSamplingFlags, write: (te
   const store = new SqliteStore(join(outDir, RUN_FILES.store));
   const sandbox = openSandbox(config.sandbox);
   const progress = (text: string) => process.stderr.write(`bench sampling: ${text}\n`);
+  // a stop signal stops the reference trainer (it runs detached) and removes the bench's folder before exiting
+  const removeStopHandlers = onStopSignals(async () => {
+    await stopReferenceTrainer(outDir);
+    rmSync(outDir, { recursive: true, force: true });
+  });
   try {
     const opened = await openTrainer({ ...config, out: outDir }, outDir, store, false);
     try {
@@ -299,6 +306,7 @@ export async function benchSamplingCommand(flags: BenchSamplingFlags, write: (te
     }
   } finally {
     await sandbox.close();
+    removeStopHandlers();
     store.close();
     rmSync(outDir, { recursive: true, force: true });
   }

@@ -11,12 +11,13 @@ import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
 import { loadSeedPackages } from "../adapters/package-files/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
-import { NoopTrainer } from "../adapters/trainer/index.js";
+import { NoopTrainer, stopReferenceTrainer } from "../adapters/trainer/index.js";
 import { admissionResources } from "./admission-resources.js";
 import { createProgressDisplay } from "./progress-display.js";
 import { openTrainer, type OpenedTrainer } from "./open-trainer.js";
 import { formatSummary } from "./summary.js";
 import { modelOptionsOf } from "./model-options.js";
+import { onStopSignals } from "./stop-signals.js";
 
 /** Flags of `envforge run`; each maps to one config key. */
 export interface RunFlags {
@@ -99,10 +100,18 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const seeds = loadSeedPackages();
   const store = new SqliteStore(storePath);
   importFrontierLineages(config, store);
+  let progress: ReturnType<typeof createProgressDisplay> | null = null;
+  // from here on a stop signal stops the reference trainer this run starts (it runs detached) before exiting
+  const removeStopHandlers = onStopSignals(async () => {
+    progress?.stop();
+    process.stderr.write(`\nenvforge: interrupted; everything finished so far is stored. Continue with: envforge run --resume --out ${outDir}\n`);
+    if (config.trainer.backend === "reference") await stopReferenceTrainer(outDir);
+  });
   let opened: OpenedTrainer;
   try {
     opened = await openTrainer(config, outDir, store, resume);
   } catch (error) {
+    removeStopHandlers();
     store.close();
     await sandbox.close();
     throw error;
@@ -119,20 +128,14 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const model = new LazyModel(policy?.id ?? config.model.spec, async () =>
     policy ?? openModel(config.model.spec, modelOptionsOf(config)),
   );
-  const progress = createProgressDisplay();
-  const onInterrupt = () => {
-    progress.stop();
-    process.stderr.write(`\nenvforge: interrupted; everything finished so far is stored. Continue with: envforge run --resume --out ${outDir}\n`);
-    process.exit(130);
-  };
-  process.once("SIGINT", onInterrupt);
+  progress = createProgressDisplay();
   let result: SelfPlayResult;
   try {
     const probe = opened.probe === null ? {} : { probe: opened.probe };
     const engineSampled = opened.engineSampled ? { engineSampled: true } : {};
     result = await runSelfPlay({ config, outDir, resume, store, model, sandbox, trainer, corpus, seeds, gates: buildGates(config.admission), admission, progress, ...probe, ...engineSampled });
   } finally {
-    process.removeListener("SIGINT", onInterrupt);
+    removeStopHandlers();
     progress.stop();
     await sandbox.close();
     await model.close();
