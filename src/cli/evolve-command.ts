@@ -26,6 +26,7 @@ import { createEvolutionProgress } from "./evolution-progress.js";
 import { RUNS_FOLDER } from "./run-command.js";
 import { formatEvolutionSummary } from "./lineage-view.js";
 import { modelOptionsOf } from "./model-options.js";
+import { onStopSignals } from "./stop-signals.js";
 
 /** Flags of `envforge evolve`; each maps to one config key (except `from` and `resume`). */
 export interface EvolveFlags {
@@ -133,12 +134,10 @@ export async function evolveCommand(flags: EvolveFlags): Promise<number> {
   const store = new SqliteStore(storePath);
   const lineagesPath = join(outDir, LINEAGES_FILE);
   const progress = createEvolutionProgress(config.evolution.generations, () => writeLineagesDocument(store, lineagesPath));
-  const onInterrupt = () => {
+  const removeStopHandlers = onStopSignals(() => {
     progress.stop();
     process.stderr.write(`\nenvforge: interrupted; every validated generation is stored. Continue with: envforge evolve --resume --out ${outDir}\n`);
-    process.exit(130);
-  };
-  process.once("SIGINT", onInterrupt);
+  });
   const started = Date.now();
   let outcomes: LineageOutcome[];
   let funnel: FunnelDecision[] | null = null;
@@ -157,7 +156,7 @@ export async function evolveCommand(flags: EvolveFlags): Promise<number> {
     writeLineagesDocument(store, lineagesPath);
     process.stdout.write(`${formatEvolutionSummary(store, outcomes, { model: config.model.spec, out: outDir, seconds: (Date.now() - started) / 1000, funnel })}\n`);
   } finally {
-    process.removeListener("SIGINT", onInterrupt);
+    removeStopHandlers();
     progress.stop();
     await sandbox.close();
     await model.close();
