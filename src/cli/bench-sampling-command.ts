@@ -96,6 +96,8 @@ export interface SamplingBenchReport {
   readonly adapterLoadSeconds: number;
   /** The sync check made at start (base adapter loaded). */
   readonly syncCheck: SyncCheckResult | null;
+  /** What tokenised the prompts and decoded the samples (`OpenedTrainer.tokenizer`). */
+  readonly tokenizer: string | null;
 }
 
 /** Observations of the scripted guessing episode, by turn; the actions are the sampler's. */
@@ -298,6 +300,7 @@ export async function benchSamplingCommand(flags: BenchSamplingFlags, write: (te
         adapterExportSeconds: sync.exportMs / 1000,
         adapterLoadSeconds: sync.loadMs / 1000,
         syncCheck: opened.syncCheck,
+        tokenizer: opened.tokenizer,
       };
       write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
       return 0;
@@ -321,6 +324,7 @@ function formatReport(report: SamplingBenchReport): string {
   return (
     `sampling bench (${report.model}): ${settings.episodes} Solver rollouts of ${settings.environment} per level, ≤ ${settings.turns} turns, ≤ ${settings.maxTokens} tokens per action, temperature ${settings.temperature}\n` +
     `machine: ${report.machine.cores} cores, load average ${report.machine.loadAverage.join(" ")}\n` +
+    `tokenizer: ${report.tokenizer ?? "none"}\n` +
     `engine (llama.cpp + adapter, ${settings.sequences} sequences):\n${rows}` +
     `trainer's sampler at N=${report.trainer.concurrency}: ${report.trainer.tokens} tokens in ${report.trainer.seconds.toFixed(1)} s = ${report.trainer.tokensPerSecond.toFixed(1)} tokens/s\n` +
     `Solver phase speed-up at N=${settings.solverConcurrency}: ${report.solverPhaseSpeedup.toFixed(2)}x tokens/s; concurrency speed-up: ${speedups || "none measured"}; engine utilisation ${report.engineUtilisation.toFixed(2)}\n` +

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { embeddedModelPath } from "../adapters/llm/index.js";
-import { LocalChatTokenizer, REFERENCE_TRAINER_DIR, startReferenceTrainer, stopReferenceTrainer } from "../adapters/trainer/index.js";
+import { LocalChatTokenizer, REFERENCE_TRAINER_DIR, ReferenceTrainerTokenizer, startReferenceTrainer, stopReferenceTrainer, TinkerHttp } from "../adapters/trainer/index.js";
 import { EnginePolicy } from "../adapters/weight-sync/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
 import { parseConfig } from "../config/index.js";
@@ -13,6 +13,7 @@ import { ConfigError } from "../spec/index.js";
 import type { TinkerLanguageModel } from "../adapters/trainer/index.js";
 import { openTrainer } from "./open-trainer.js";
 import { freePort } from "../testing/free-port.js";
+import { characterTokenizerFolder } from "../testing/character-tokenizer.js";
 
 /** `trainer.backend: "tinker"` against a running reference trainer (tiny random model). */
 describe("openTrainer", () => {
@@ -153,6 +154,18 @@ describe.skipIf(!existsSync(embeddedModelPath()) || !existsSync(join(REFERENCE_T
       expect(engine).toMatchObject({ engine: "llama.cpp", policyVersion: 0 });
       expect(trainer).toMatchObject({ engine: "trainer", policyVersion: 0 });
       expect(engine.promptTokens).toEqual(trainer.promptTokens);
+      // both tokenise in-process with the mirror of the trainer's tokenizer, which tokenises a Solver chat as the trainer's routes do
+      expect(opened.tokenizer).toBe(`a local mirror of the trainer's tokenizer (${embeddedModelPath()}.hf)`);
+      const { url } = JSON.parse(readFileSync(join(outDir, "trainer.json"), "utf8")) as { url: string };
+      const routes = new ReferenceTrainerTokenizer(new TinkerHttp({ baseUrl: url }));
+      const chat = [
+        { role: "system", content: "You are the Solver. Reply with one action." },
+        { role: "user", content: "Observation: the vault has 3 dials — set them.\nAct." },
+        { role: "assistant", content: "set 1 2 3" },
+        { role: "user", content: "Dial 2 is wrong 🙂" },
+      ] as const;
+      expect(await opened.policy!.generate(chat, settings).then((generation) => generation.promptTokens)).toEqual(await routes.encodeChat(chat));
+      expect(await routes.decode(engine.tokens!)).toBe(engine.text);
     } finally {
       await opened.close();
       store.close();
@@ -201,41 +214,4 @@ async function routeLessProxy(upstream: string): Promise<{
   });
   const port = await new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port)));
   return { server, port, envforgeRequests, sampleBodies };
-}
-
-/**
- * A character-level Hugging Face tokenizer folder with 54 ids (the tiny model has 64):
- * specials 0-5, then space, a-z, digits and some punctuation; input is lower-cased, other
- * characters become `<unk>`. Its chat template writes `<bos>`, `<turn>role\n…<end>` turns
- * and an open assistant turn.
- */
-function characterTokenizerFolder(folder: string): string {
-  const specials = ["<pad>", "<bos>", "<eos>", "<unk>", "<turn>", "<end>"];
-  const pieces = [...specials, ..." abcdefghijklmnopqrstuvwxyz0123456789.,:;!?'\n-()"];
-  const vocab = Object.fromEntries(pieces.map((piece, id) => [piece, id]));
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(
-    join(folder, "tokenizer.json"),
-    JSON.stringify({
-      version: "1.0",
-      added_tokens: specials.map((content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
-      normalizer: { type: "Lowercase" },
-      pre_tokenizer: null,
-      post_processor: null,
-      decoder: { type: "Fuse" },
-      model: { type: "BPE", vocab, merges: [], unk_token: "<unk>", dropout: null, continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: false, byte_fallback: false },
-    }),
-  );
-  writeFileSync(
-    join(folder, "tokenizer_config.json"),
-    JSON.stringify({
-      bos_token: "<bos>",
-      eos_token: "<eos>",
-      unk_token: "<unk>",
-      pad_token: "<pad>",
-      chat_template:
-        "{{ bos_token }}{% for message in messages %}<turn>{{ message['role'] }}\n{{ message['content'] }}<end>{% endfor %}{% if add_generation_prompt %}<turn>assistant\n{% endif %}",
-    }),
-  );
-  return folder;
 }

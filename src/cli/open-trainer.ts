@@ -28,6 +28,7 @@ import {
 import {
   LocalChatTokenizer,
   NoopTrainer,
+  openReferenceTokenizerMirror,
   REFERENCE_TRAINER_DIR,
   ReferenceTrainerTokenizer,
   startReferenceTrainer,
@@ -60,6 +61,11 @@ export interface OpenedTrainer {
   readonly engineSampled: boolean;
   /** The sync check made at start (engine policy only, unless `trainer.syncCheckTolerance` is null); else null. */
   readonly syncCheck: SyncCheckResult | null;
+  /**
+   * What tokenises the policy's chats and decodes its samples: `trainer.tokenizer`'s folder, the
+   * local mirror of the reference trainer's tokenizer, or the trainer's routes (with why); null for `noop`.
+   */
+  readonly tokenizer: string | null;
   /** The logprob probe datum (fixed prompt + completion), or null for `noop`. */
   readonly probe: Datum | null;
   /** Closes the client and, for `reference`, stops the trainer process. */
@@ -105,7 +111,7 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
   const settings = config.trainer;
   if (settings.backend === "noop") {
     const trainer = new NoopTrainer();
-    return { trainer, policy: null, trainerPolicy: null, engineSampled: false, syncCheck: null, probe: null, close: () => trainer.close() };
+    return { trainer, policy: null, trainerPolicy: null, engineSampled: false, syncCheck: null, tokenizer: null, probe: null, close: () => trainer.close() };
   }
   // read before any trainer starts, so that a bad folder costs nothing
   const localTokenizer = settings.tokenizer === null ? null : await LocalChatTokenizer.open(settings.tokenizer);
@@ -113,6 +119,8 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
   let url: string;
   /** The GGUF file the reference trainer trains, which the engine policy samples on; null = sample on the trainer. */
   let engineModel: string | null = null;
+  /** The GGUF file the reference trainer trains (its converted folder holds the tokenizer mirrored locally); null otherwise. */
+  let trainedGguf: string | null = null;
   if (settings.backend === "reference") {
     const python = options.python ?? join(REFERENCE_TRAINER_DIR, ".venv/bin/python");
     if (!existsSync(python)) {
@@ -131,7 +139,8 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
     // the trainer runs on this machine: the shared adapter folder must exist for it to write into
     if (server !== null) mkdirSync(server.adapterDir, { recursive: true });
     url = (await startReferenceTrainer({ runDir: outDir, model, port: settings.port, threads: config.model.threads, python })).url;
-    if (server === null && settings.sampler === "engine" && model.toLowerCase().endsWith(".gguf")) engineModel = model;
+    if (model.toLowerCase().endsWith(".gguf")) trainedGguf = model;
+    if (server === null && settings.sampler === "engine" && trainedGguf !== null) engineModel = model;
   } else {
     if (settings.url === null) throw new ConfigError(`trainer.backend "tinker" needs trainer.url (the server root, e.g. http://127.0.0.1:8765)`);
     url = settings.url;
@@ -146,7 +155,7 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
   try {
     const apiKey = process.env[settings.apiKeyEnv];
     const http = new TinkerHttp({ baseUrl: url, requestTimeoutMs: settings.requestTimeoutMs, ...(apiKey ? { apiKey } : {}) });
-    const tokenizer: ChatTokenizer = localTokenizer ?? new ReferenceTrainerTokenizer(http);
+    const { tokenizer, tokenizerSource } = await tokenizerOf(localTokenizer, new ReferenceTrainerTokenizer(http), trainedGguf);
     const probe = await probeOf(tokenizer, url);
     const baseModel = settings.baseModel ?? (await firstListedModel(http));
     const checkpoint = resume ? ((store.getMeta(TRAINER_CHECKPOINT_META) as TrainerCheckpoint | undefined) ?? null) : null;
@@ -211,6 +220,7 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
       trainerPolicy,
       engineSampled: policy !== trainerPolicy,
       syncCheck,
+      tokenizer: tokenizerSource,
       probe,
       close: async () => {
         await trainer.close();
@@ -221,6 +231,19 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
     await stop();
     throw error;
   }
+}
+
+/**
+ * The policy's chat tokenizer: `trainer.tokenizer`'s folder when set; else, for the reference
+ * trainer on a GGUF file, the local mirror of its tokenizer when that tokenises as the trainer
+ * does (no HTTP round trip per turn); else the trainer's routes.
+ */
+async function tokenizerOf(local: LocalChatTokenizer | null, routes: ReferenceTrainerTokenizer, trainedGguf: string | null): Promise<{ tokenizer: ChatTokenizer; tokenizerSource: string }> {
+  if (local !== null) return { tokenizer: local, tokenizerSource: `the folder ${local.folder} (trainer.tokenizer)` };
+  if (trainedGguf === null) return { tokenizer: routes, tokenizerSource: "the trainer's tokenizer routes" };
+  const mirror = await openReferenceTokenizerMirror(trainedGguf, routes);
+  if (mirror.kind === "mirror") return { tokenizer: mirror.tokenizer, tokenizerSource: `a local mirror of the trainer's tokenizer (${mirror.folder})` };
+  return { tokenizer: routes, tokenizerSource: `the trainer's tokenizer routes (no local mirror: ${mirror.reason})` };
 }
 
 /** The run's folder of adapter files the engine loads (absolute, as the trainer writes them). */

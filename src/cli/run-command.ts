@@ -122,6 +122,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       `envforge: the policy samples on llama.cpp with the trainer's adapter; sync check: ${check.meanAbsDifference.toFixed(3)} nats/token mean |engine − trainer| over ${check.positions} probe positions (tolerance ${check.tolerance})\n`,
     );
   }
+  if (opened.tokenizer !== null) process.stderr.write(`envforge: the policy's chats are tokenised by ${opened.tokenizer}\n`);
   const trainer = opened.trainer;
   // with a real trainer the policy samples from the trained weights; with noop, from model.spec
   const policy = opened.policy;

@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import AsyncIterator
+from functools import lru_cache
+from pathlib import Path
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 from uuid import uuid4
@@ -355,20 +357,21 @@ def _tokenizer(engine: Engine) -> Any:
 def chat_prompt(tokenizer: Any, messages: list[ChatMessageBody]) -> str:
     """The prompt text of ``messages`` ending with an open assistant turn.
 
-    Uses the tokenizer's chat template when it has one; otherwise the Gemma turn format
-    (``<start_of_turn>user ... <end_of_turn>``, system text prepended to the first user turn),
-    which is what the embedded Gemma 3 GGUF expects and does not carry as a template.
+    Uses the tokenizer's chat template when it has one; otherwise the Gemma turn format of
+    ``gemma_turns.jinja`` (``<start_of_turn>user ... <end_of_turn>``, system text prepended to
+    the first other turn), which is what the embedded Gemma 3 GGUF expects and does not carry as
+    a template. envforge's local tokenizer renders the same file, so both sides tokenise alike.
     """
     plain = [{"role": message.role, "content": message.content} for message in messages]
     if getattr(tokenizer, "chat_template", None):
         return tokenizer.apply_chat_template(plain, tokenize=False, add_generation_prompt=True)
-    system = "\n\n".join(message["content"] for message in plain if message["role"] == "system")
-    turns = [message for message in plain if message["role"] != "system"]
-    text = tokenizer.bos_token or ""
-    for index, message in enumerate(turns):
-        content = message["content"]
-        if index == 0 and system:
-            content = f"{system}\n\n{content}"
-        role = "model" if message["role"] == "assistant" else "user"
-        text += f"<start_of_turn>{role}\n{content}<end_of_turn>\n"
-    return text + "<start_of_turn>model\n"
+    return _gemma_turns().render(messages=plain, bos_token=tokenizer.bos_token or "", add_generation_prompt=True)
+
+
+@lru_cache(maxsize=1)
+def _gemma_turns() -> Any:
+    """The fallback chat template, compiled as transformers compiles chat templates."""
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    environment = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+    return environment.from_string((Path(__file__).parent / "gemma_turns.jinja").read_text(encoding="utf-8"))

@@ -18,3 +18,4 @@ export {
   type ReferenceTrainerOptions,
   type ReferenceTrainerState,
 } from "./reference/reference-trainer-process.js";
+export { convertedModelFolder, openReferenceTokenizerMirror, REFERENCE_FALLBACK_TEMPLATE, type TokenizerMirror } from "./reference/reference-tokenizer-mirror.js";

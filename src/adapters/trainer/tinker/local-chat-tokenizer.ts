@@ -58,18 +58,20 @@ export class LocalChatTokenizer implements ChatTokenizer {
    * (a string, or a list of `{ name, template }` of which `default` is used).
    *
    * @param folder a Hugging Face tokenizer folder (`trainer.tokenizer`)
+   * @param options.fallbackTemplate the chat template used when the folder has none (the reference trainer's
+   *   own fallback, `REFERENCE_FALLBACK_TEMPLATE`, for the converted Gemma GGUF); without it such a folder is refused
    * @throws ConfigError when the folder does not exist or is not a folder, either JSON
    *   file is missing or not valid JSON, no chat template is found, or the tokenizer
    *   or the template cannot be loaded, or it renders nothing for (or cannot encode) a
    *   one-message chat; the message names the file or key and the fix
    */
-  static async open(folder: string): Promise<LocalChatTokenizer> {
+  static async open(folder: string, options: { readonly fallbackTemplate?: { readonly text: string; readonly from: string } } = {}): Promise<LocalChatTokenizer> {
     const kind = await stat(folder).catch(() => null);
     if (kind === null) throw new ConfigError(`trainer.tokenizer: the folder ${folder} does not exist; ${HOW_TO_GET}`);
     if (!kind.isDirectory()) throw new ConfigError(`trainer.tokenizer: ${folder} is not a folder; point it at the folder that holds ${TOKENIZER_FILES.tokenizer}`);
     const tokenizerJson = await readJson(folder, TOKENIZER_FILES.tokenizer);
     const config = await readJson(folder, TOKENIZER_FILES.config);
-    const source = await chatTemplateOf(folder, config);
+    const source = await chatTemplateOf(folder, config, options.fallbackTemplate ?? null);
     let tokenizer: Tokenizer;
     try {
       tokenizer = new Tokenizer(tokenizerJson, config);
@@ -229,8 +231,8 @@ async function readJson(folder: string, file: string): Promise<JsonObject> {
   return value as JsonObject;
 }
 
-/** The chat template: `chat_template.jinja` first (as transformers), else the config's `chat_template` key. */
-async function chatTemplateOf(folder: string, config: JsonObject): Promise<{ text: string; from: string }> {
+/** The chat template: `chat_template.jinja` first (as transformers), else the config's `chat_template` key, else `fallback`. */
+async function chatTemplateOf(folder: string, config: JsonObject, fallback: { text: string; from: string } | null): Promise<{ text: string; from: string }> {
   const file = join(folder, TOKENIZER_FILES.chatTemplate);
   const text = await readFile(file, "utf8").catch(() => null);
   if (text !== null) return { text, from: file };
@@ -241,6 +243,7 @@ async function chatTemplateOf(folder: string, config: JsonObject): Promise<{ tex
     const named = value.find((entry) => typeof entry === "object" && entry !== null && entry.name === "default" && typeof entry.template === "string");
     if (named !== undefined) return { text: named.template as string, from: `${from}, the template named default` };
   }
+  if (fallback !== null) return fallback;
   throw new ConfigError(
     `trainer.tokenizer: no chat template in ${folder}: looked for ${TOKENIZER_FILES.chatTemplate} and the chat_template key (a string, or a list with a template named default) of ${TOKENIZER_FILES.config}. ` +
       `Use the tokenizer of the model's instruct/chat variant, or download its ${TOKENIZER_FILES.chatTemplate} into the folder`,
