@@ -1,10 +1,10 @@
-import { WebSocket } from "ws";
-import { ServeRequestError, type EnvPackageDocument, type ServeProblem } from "../spec/index.js";
+import { ServeRequestError, serveRefusal, type EnvPackageDocument, type ServeProblem } from "../spec/index.js";
 import type { PlayedEpisode, Verification } from "./batch-episodes.js";
 import type { EnvironmentFilter } from "./catalog.js";
 import type { EnvironmentSummary } from "./envforge-routes.js";
 import type { State, StepPayload } from "./openenv-wire.js";
-import { isServeProblem } from "./problems.js";
+import { connectFrames, frameFailure } from "../support/server-connection.js";
+import type { WebSocketExchange } from "../support/websocket-exchange.js";
 
 /** Options of the clients. */
 export interface ServerClientOptions {
@@ -16,14 +16,7 @@ export interface ServerClientOptions {
   readonly timeoutMs?: number;
 }
 
-/** The typed error of an answer body or error frame (`reason`, `detail`/`message`, `retry_after_ms`). */
-function refusalFrom(body: unknown, fallback: string, fallbackProblem: ServeProblem): ServeRequestError {
-  const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
-  const problem = isServeProblem(record.reason) ? record.reason : fallbackProblem;
-  const message = typeof record.detail === "string" ? record.detail : typeof record.message === "string" ? record.message : fallback;
-  const retryAfterMs = typeof record.retry_after_ms === "number" ? record.retry_after_ms : null;
-  return new ServeRequestError(problem, message, { retryAfterMs });
-}
+const refusalFrom = serveRefusal;
 
 /**
  * Typed client of an envforge environment server's HTTP routes, and the door to its WebSocket
@@ -75,9 +68,9 @@ export class EnvironmentServerClient {
     return (await this.request("GET", "/v1/frontier")) as { scheduled: boolean; environments: EnvironmentSummary[] };
   }
 
-  /** `GET /v1/stats`: sessions held, capacity, draining. */
-  async stats(): Promise<{ sessions: number; websocket: number; http: number; capacity: number; draining: boolean; environments: number }> {
-    return (await this.request("GET", "/v1/stats")) as { sessions: number; websocket: number; http: number; capacity: number; draining: boolean; environments: number };
+  /** `GET /v1/stats`: sessions held (by transport: `websocket`, `http`, `sandbox`), capacity, draining. */
+  async stats(): Promise<{ sessions: number; websocket: number; http: number; sandbox: number; capacity: number; draining: boolean; environments: number }> {
+    return (await this.request("GET", "/v1/stats")) as { sessions: number; websocket: number; http: number; sandbox: number; capacity: number; draining: boolean; environments: number };
   }
 
   /** Opens an OpenEnv WebSocket session (`/ws`). */
@@ -127,52 +120,18 @@ export class EnvironmentServerClient {
  * `server_error` (`frame_too_large` when the server closed it for an oversize frame).
  */
 export class OpenEnvSessionClient {
-  private readonly waiting: { resolve: (frame: { type: string; data: unknown }) => void; reject: (error: ServeRequestError) => void }[] = [];
-  private unsolicited: ServeRequestError | null = null;
-  private closedWith: ServeRequestError | null = null;
-  private tail: Promise<unknown> = Promise.resolve();
-
   private constructor(
-    private readonly socket: WebSocket,
+    private readonly connection: WebSocketExchange,
     private readonly timeoutMs: number,
-  ) {
-    socket.on("message", (data) => this.onFrame(data.toString()));
-    socket.on("close", (code, reason) => {
-      const problem: ServeProblem = code === 1009 ? "frame_too_large" : "server_error";
-      this.closedWith = this.unsolicited ?? new ServeRequestError(problem, `connection closed (${code}${reason.length > 0 ? ` ${reason.toString()}` : ""})`);
-      for (const waiter of this.waiting.splice(0)) waiter.reject(this.closedWith);
-    });
-  }
+  ) {}
 
   /**
    * Connects to `/ws`.
    * @throws ServeRequestError the server's refusal of the handshake (`unauthorized`, `capacity_reached`, `rate_limited`, `draining`), or `server_error` when unreachable
    */
-  static connect(options: ServerClientOptions): Promise<OpenEnvSessionClient> {
-    const url = `${options.baseUrl.replace(/\/+$/, "").replace(/^http/, "ws")}/ws`;
-    const socket = new WebSocket(url, {
-      headers: options.token === undefined ? {} : { authorization: `Bearer ${options.token}` },
-      handshakeTimeout: options.timeoutMs ?? 60_000,
-      maxPayload: 256 * 1024 * 1024,
-    });
-    return new Promise((resolve, reject) => {
-      socket.once("open", () => resolve(new OpenEnvSessionClient(socket, options.timeoutMs ?? 60_000)));
-      socket.once("unexpected-response", (_request, response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => {
-          let body: unknown = null;
-          try {
-            body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-          } catch {
-            body = null;
-          }
-          reject(refusalFrom(body, `handshake refused with HTTP ${response.statusCode}`, response.statusCode === 401 ? "unauthorized" : "server_error"));
-          socket.terminate();
-        });
-      });
-      socket.once("error", (error) => reject(new ServeRequestError("server_error", `cannot connect to ${url}: ${error.message}`, { cause: error })));
-    });
+  static async connect(options: ServerClientOptions): Promise<OpenEnvSessionClient> {
+    const connection = await connectFrames(options, "/ws");
+    return new OpenEnvSessionClient(connection, options.timeoutMs ?? 60_000);
   }
 
   /** Starts an episode of `env` (id or name; optional on a one-environment server) at `seed` (random when absent). */
@@ -193,69 +152,24 @@ export class OpenEnvSessionClient {
 
   /** Sends `close` and closes the connection. Idempotent. */
   async close(): Promise<void> {
-    if (this.socket.readyState === this.socket.CLOSED) return;
-    const closed = new Promise<void>((resolve) => this.socket.once("close", () => resolve()));
-    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify({ type: "close" }));
-    this.socket.close(1000);
-    await closed;
+    await this.connection.close({ frame: JSON.stringify({ type: "close" }) });
   }
 
   /** Sends one raw frame and returns the answer (for protocol tests: anything, even malformed text). */
-  raw(frame: string): Promise<{ type: string; data: unknown }> {
-    return this.enqueue(() => this.exchange(frame));
+  async raw(frame: string): Promise<{ type: string; data: unknown }> {
+    const unsolicited = this.connection.unsolicited;
+    if (unsolicited?.type === "error") throw refusalFrom(unsolicited.data, "error frame", "server_error");
+    try {
+      return await this.connection.exchange(frame, this.timeoutMs);
+    } catch (error) {
+      throw frameFailure(this.connection, error);
+    }
   }
 
   private async call(frame: unknown, expected: string): Promise<unknown> {
-    const answer = await this.enqueue(() => this.exchange(JSON.stringify(frame)));
+    const answer = await this.raw(JSON.stringify(frame));
     if (answer.type === "error") throw refusalFrom(answer.data, "error frame", "server_error");
     if (answer.type !== expected) throw new ServeRequestError("server_error", `expected a ${expected} frame, got ${answer.type}`);
     return answer.data;
-  }
-
-  private enqueue<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(work);
-    this.tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
-  }
-
-  private exchange(frame: string): Promise<{ type: string; data: unknown }> {
-    if (this.unsolicited !== null) return Promise.reject(this.unsolicited);
-    if (this.closedWith !== null) return Promise.reject(this.closedWith);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        const index = this.waiting.indexOf(waiter);
-        if (index >= 0) this.waiting.splice(index, 1);
-        reject(new ServeRequestError("server_error", `no answer within ${this.timeoutMs} ms`));
-      }, this.timeoutMs);
-      const waiter = {
-        resolve: (answer: { type: string; data: unknown }) => {
-          clearTimeout(timer);
-          resolve(answer);
-        },
-        reject: (error: ServeRequestError) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      };
-      this.waiting.push(waiter);
-      this.socket.send(frame, (error) => {
-        if (error) waiter.reject(new ServeRequestError("server_error", `send failed: ${error.message}`, { cause: error }));
-      });
-    });
-  }
-
-  private onFrame(text: string): void {
-    let frame: { type: string; data: unknown };
-    try {
-      frame = JSON.parse(text) as { type: string; data: unknown };
-    } catch {
-      return;
-    }
-    const waiter = this.waiting.shift();
-    if (waiter !== undefined) waiter.resolve(frame);
-    else if (frame.type === "error") this.unsolicited = refusalFrom(frame.data, "error frame", "server_error");
   }
 }

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { Config } from "../config/index.js";
+import { SANDBOX_WORKER_PATH } from "../adapters/sandbox/index.js";
 import { ServeRequestError, type Sandbox } from "../spec/index.js";
 import { assertSafeBinding, authenticate, isLocalRequest } from "./access.js";
 import { EpisodeRunner } from "./batch-episodes.js";
@@ -15,6 +16,7 @@ import { RateLimiter } from "./rate-limiter.js";
 import { matchRoute, type Route } from "./router.js";
 import { ServedSession } from "./served-session.js";
 import { SessionRegistry } from "./session-registry.js";
+import { serveSandboxWorker } from "./sandbox-worker.js";
 import { CLOSE_CODES, serveWebSocket } from "./websocket-sessions.js";
 
 /** The server settings (`config.serve`). */
@@ -45,6 +47,8 @@ export interface EnvironmentServerStats {
   readonly sessions: number;
   readonly websocket: number;
   readonly http: number;
+  /** Sandbox-worker sessions (`/v1/sandbox`, the remote sandbox backend's). */
+  readonly sandbox: number;
   readonly capacity: number;
   readonly draining: boolean;
   /** Open TCP connections (HTTP and WebSocket). */
@@ -75,7 +79,10 @@ const CONNECTION_SLACK = 256;
 /**
  * Starts the environment server: OpenEnv's wire protocol (WebSocket `/ws`; HTTP `/reset`,
  * `/step`, `/state`, `/health`, `/metadata`, `/schema`) and envforge's `/v1` routes, over one
- * HTTP listener. Every episode runs in `sandbox`; no environment code runs in this process.
+ * HTTP listener; and, unless `settings.acceptPrograms` is false, the sandbox-worker WebSocket
+ * `/v1/sandbox` that runs programs sent inline (the `remote` sandbox backend's), behind the same
+ * token, rate and frame limits and session slots. Every episode runs in `sandbox`; no
+ * environment code runs in this process.
  *
  * @throws ConfigError when `settings.host` is not loopback and `tokens` is empty
  * @throws Error when the address cannot be bound (e.g. `EADDRINUSE`)
@@ -161,6 +168,7 @@ export async function startEnvironmentServer(options: EnvironmentServerOptions):
   const wss = new WebSocketServer({ noServer: true, maxPayload: settings.maxFrameBytes, perMessageDeflate: false });
   const alive = new WeakMap<WebSocket, boolean>();
   const webSocketParts = { registry, limiter, newId, maxBufferedBytes: settings.maxBufferedBytes, maxQueuedFrames: 64, log };
+  const workerParts = { ...webSocketParts, sandbox };
   server.on("upgrade", (request: IncomingMessage, socket: Socket, head: Buffer) => {
     socket.on("error", () => undefined);
     const refuse = (error: ServeRequestError) => {
@@ -173,14 +181,17 @@ export async function startEnvironmentServer(options: EnvironmentServerOptions):
     };
     try {
       const url = new URL(request.url ?? "/", "http://server");
-      if (url.pathname !== "/ws") throw new ServeRequestError("not_found", `no WebSocket endpoint ${url.pathname.slice(0, 200)} (use /ws)`);
+      const worker = url.pathname === SANDBOX_WORKER_PATH;
+      if (url.pathname !== "/ws" && !worker) throw new ServeRequestError("not_found", `no WebSocket endpoint ${url.pathname.slice(0, 200)} (use /ws)`);
       const key = admit(request);
+      if (worker && !settings.acceptPrograms) throw new ServeRequestError("not_supported", `this server does not run programs sent to ${SANDBOX_WORKER_PATH} (serve.acceptPrograms is false)`);
       if (registry.isDraining) throw new ServeRequestError("draining", "the server is shutting down and opens no new session");
       if (wss.clients.size >= settings.capacity + CONNECTION_SLACK) throw new ServeRequestError("capacity_reached", `server at capacity: ${registry.size}/${settings.capacity} sessions active`);
       wss.handleUpgrade(request, socket, head, (webSocket) => {
         alive.set(webSocket, true);
         webSocket.on("pong", () => alive.set(webSocket, true));
-        serveWebSocket(webSocket, key, webSocketParts);
+        if (worker) serveSandboxWorker(webSocket, key, workerParts);
+        else serveWebSocket(webSocket, key, webSocketParts);
       });
     } catch (error) {
       refuse(asServeError(error));

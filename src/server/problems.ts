@@ -60,9 +60,5 @@ export function errorAnswer(error: ServeRequestError): { status: number; body: R
   };
 }
 
-const PROBLEMS = new Set<string>(Object.keys(PROBLEM_ANSWERS));
-
 /** Whether `value` names a {@link ServeProblem} (for clients reading `reason`). */
-export function isServeProblem(value: unknown): value is ServeProblem {
-  return typeof value === "string" && PROBLEMS.has(value);
-}
+export { isServeProblem } from "../spec/index.js";

@@ -1,8 +1,19 @@
 import { ServeRequestError } from "../spec/index.js";
 import type { ServedSession } from "./served-session.js";
 
-/** How a session reached the server. */
-export type SessionTransport = "websocket" | "http";
+/** How a session reached the server: OpenEnv's WebSocket or HTTP episodes, or a sandbox-worker connection (`/v1/sandbox`). */
+export type SessionTransport = "websocket" | "http" | "sandbox";
+
+/** What the registry needs of any session it holds. */
+export interface HeldSession {
+  readonly id: string;
+  /** Requests queued or running. */
+  readonly pendingRequests: number;
+  /** Nothing runs: no request pending and no episode under way. */
+  readonly idle: boolean;
+  /** Ends the session and its episode process. Idempotent. */
+  close(): Promise<void>;
+}
 
 /** Options of a {@link SessionRegistry}. */
 export interface SessionRegistryOptions {
@@ -17,15 +28,17 @@ export interface SessionRegistryOptions {
 }
 
 interface Entry {
-  readonly session: ServedSession;
+  readonly session: HeldSession;
+  /** The OpenEnv session, or null for a sandbox-worker session. */
+  readonly served: ServedSession | null;
   readonly transport: SessionTransport;
   lastActivityAt: number;
   /** Called once when the registry expires the session (the transport tells its client). */
-  readonly onExpire: (session: ServedSession) => void;
+  readonly onExpire: (session: HeldSession) => void;
 }
 
 /**
- * The server's live sessions: a fixed capacity (one more is refused with `capacity_reached`;
+ * The server's live sessions (OpenEnv sessions and sandbox-worker sessions alike): a fixed capacity (one more is refused with `capacity_reached`;
  * for HTTP episodes an idle, finished HTTP session is evicted first), idle expiry, and the drain
  * that refuses new sessions at shutdown.
  */
@@ -42,7 +55,7 @@ export class SessionRegistry {
 
   /** Sessions held now, by transport. */
   counts(): Record<SessionTransport, number> {
-    const counts = { websocket: 0, http: 0 };
+    const counts = { websocket: 0, http: 0, sandbox: 0 };
     for (const entry of this.entries.values()) counts[entry.transport] += 1;
     return counts;
   }
@@ -53,27 +66,43 @@ export class SessionRegistry {
   }
 
   /**
-   * Opens a session under `id`.
+   * Opens an OpenEnv session under `id`.
    * @param onExpire told when the session is expired for idleness (after it is closed)
    * @throws ServeRequestError `draining` during shutdown, `capacity_reached` when every slot is held, `invalid_request` when `id` is taken
    */
-  open(id: string, transport: SessionTransport, onExpire: (session: ServedSession) => void = () => undefined): ServedSession {
+  open(id: string, transport: "websocket" | "http", onExpire: (session: HeldSession) => void = () => undefined): ServedSession {
+    this.claimSlot(id);
+    const session = this.options.create(id);
+    this.entries.set(id, { session, served: session, transport, lastActivityAt: this.options.now(), onExpire });
+    return session;
+  }
+
+  /**
+   * Holds a sandbox-worker session made by `create` under `id`, in the same slots as OpenEnv sessions.
+   * @throws ServeRequestError as {@link open}
+   */
+  hold<S extends HeldSession>(id: string, create: () => S, onExpire: (session: HeldSession) => void = () => undefined): S {
+    this.claimSlot(id);
+    const session = create();
+    this.entries.set(id, { session, served: null, transport: "sandbox", lastActivityAt: this.options.now(), onExpire });
+    return session;
+  }
+
+  /** Refuses a new session when draining, full (after evicting a finished HTTP session) or `id` is taken. */
+  private claimSlot(id: string): void {
     if (this.draining) throw new ServeRequestError("draining", "the server is shutting down and opens no new session");
     if (this.entries.has(id)) throw new ServeRequestError("invalid_request", `session ${id} exists already`);
     if (this.entries.size >= this.options.capacity && !this.evictFinishedHttpSession()) {
       throw new ServeRequestError("capacity_reached", `server at capacity: ${this.entries.size}/${this.options.capacity} sessions active`);
     }
-    const session = this.options.create(id);
-    this.entries.set(id, { session, transport, lastActivityAt: this.options.now(), onExpire });
-    return session;
   }
 
-  /** The session with this id, marking it active; undefined when there is none. */
+  /** The OpenEnv session with this id, marking it active; undefined when there is none (or `id` is a sandbox-worker session). */
   touch(id: string): ServedSession | undefined {
     const entry = this.entries.get(id);
     if (entry === undefined) return undefined;
     entry.lastActivityAt = this.options.now();
-    return entry.session;
+    return entry.served ?? undefined;
   }
 
   /** Closes and forgets a session (idempotent). */
@@ -123,7 +152,7 @@ export class SessionRegistry {
     let oldest: [string, Entry] | null = null;
     for (const item of this.entries.entries()) {
       const [, entry] = item;
-      if (entry.transport !== "http" || !entry.session.finished) continue;
+      if (entry.transport !== "http" || entry.served?.finished !== true) continue;
       if (oldest === null || entry.lastActivityAt < oldest[1].lastActivityAt) oldest = item;
     }
     if (oldest === null) return false;

@@ -53,10 +53,32 @@ export class ModelRequestError extends EnvforgeError {
   }
 }
 
-/** The sandbox backend cannot run on this machine (e.g. `bwrap` missing). */
+/** The sandbox backend cannot run on this machine (e.g. `bwrap` missing), or cannot reach any of its servers. */
 export class SandboxUnavailableError extends EnvforgeError {
-  constructor(message: string, options: { cause?: unknown } = {}) {
+  constructor(message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
     super("sandbox_unavailable", message, options);
+  }
+}
+
+/** Why one server of the `remote` sandbox backend could not be used. */
+export interface SandboxServerFailure {
+  /** The server's URL, as configured. */
+  readonly url: string;
+  /** What went wrong there (refused, unreachable, dropped, cooling down after a failure). */
+  readonly reason: string;
+}
+
+/**
+ * The `remote` sandbox backend found no usable server: every configured server is unreachable,
+ * refused the session, or is cooling down after a recent failure. `servers` names each with its
+ * reason. Retryable: servers come back.
+ */
+export class RemoteSandboxUnavailableError extends SandboxUnavailableError {
+  readonly servers: readonly SandboxServerFailure[];
+
+  constructor(servers: readonly SandboxServerFailure[], options: { cause?: unknown } = {}) {
+    super(`no sandbox server is usable: ${servers.map((server) => `${server.url} (${server.reason})`).join("; ")}`, { retryable: true, ...options });
+    this.servers = servers;
   }
 }
 
@@ -157,6 +179,33 @@ export type ServeProblem =
   | "session_expired"
   | "server_error";
 
+const SERVE_PROBLEM_NAMES: Readonly<Record<ServeProblem, true>> = {
+  invalid_json: true,
+  invalid_request: true,
+  unknown_message_type: true,
+  unknown_environment: true,
+  ambiguous_environment: true,
+  not_found: true,
+  step_before_reset: true,
+  episode_over: true,
+  action_too_large: true,
+  body_too_large: true,
+  frame_too_large: true,
+  capacity_reached: true,
+  rate_limited: true,
+  draining: true,
+  unauthorized: true,
+  not_supported: true,
+  environment_failed: true,
+  session_expired: true,
+  server_error: true,
+};
+
+/** Whether `value` names a {@link ServeProblem} (for clients reading an answer's `reason`). */
+export function isServeProblem(value: unknown): value is ServeProblem {
+  return typeof value === "string" && Object.hasOwn(SERVE_PROBLEM_NAMES, value);
+}
+
 const RETRYABLE_PROBLEMS: ReadonlySet<ServeProblem> = new Set(["capacity_reached", "rate_limited", "draining", "server_error"]);
 
 /**
@@ -175,4 +224,16 @@ export class ServeRequestError extends EnvforgeError {
     this.problem = problem;
     this.retryAfterMs = options.retryAfterMs ?? null;
   }
+}
+
+/**
+ * The typed error of an environment server's answer body or error frame: its `reason` (a
+ * {@link ServeProblem}, else `fallbackProblem`), `detail` or `message` (else `fallback`), and `retry_after_ms`.
+ */
+export function serveRefusal(body: unknown, fallback: string, fallbackProblem: ServeProblem): ServeRequestError {
+  const record = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
+  const problem = isServeProblem(record.reason) ? record.reason : fallbackProblem;
+  const message = typeof record.detail === "string" ? record.detail : typeof record.message === "string" ? record.message : fallback;
+  const retryAfterMs = typeof record.retry_after_ms === "number" ? record.retry_after_ms : null;
+  return new ServeRequestError(problem, message, { retryAfterMs });
 }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../config/index.js";
-import { SandboxUnavailableError } from "../../spec/index.js";
+import { ConfigError, SandboxUnavailableError } from "../../spec/index.js";
+import { serveSandboxSettings } from "../../server/serve-sandbox.js";
 import { openSandbox } from "./open-sandbox.js";
+import type { RemoteSandbox } from "./remote-sandbox.js";
 import type { ZygoteSandbox } from "./zygote-sandbox.js";
 
 describe("openSandbox", () => {
@@ -18,5 +20,21 @@ describe("openSandbox", () => {
 
   it("refuses the process backend unless the code is declared trusted", () => {
     expect(() => openSandbox(parseConfig({ sandbox: { backend: "process" } }).sandbox)).toThrow(SandboxUnavailableError);
+  });
+
+  it("opens the remote backend over the configured servers, with the token from the configured variable", async () => {
+    const config = parseConfig({ sandbox: { backend: "remote", remote: { urls: ["http://127.0.0.1:9", "http://127.0.0.1:10/"], tokenEnv: "TEST_REMOTE_TOKEN" } } });
+    const remote = openSandbox(config.sandbox, undefined, { TEST_REMOTE_TOKEN: "a-token-of-sixteen-or-more" }) as RemoteSandbox;
+    expect(remote.name).toBe("remote");
+    expect(remote.servers().map((server) => server.url)).toEqual(["http://127.0.0.1:9", "http://127.0.0.1:10/"]);
+    await remote.close();
+  });
+
+  it("refuses a remote backend without servers, server URLs that are not http roots, and envforge serve over a remote backend", () => {
+    expect(() => parseConfig({ sandbox: { backend: "remote" } })).toThrow(/sandbox\.remote\.urls|server URL/);
+    expect(() => parseConfig({ sandbox: { backend: "remote", remote: { urls: ["ftp://host"] } } })).toThrow(ConfigError);
+    expect(() => parseConfig({ sandbox: { remote: { urls: ["http://host:1/path"] } } })).toThrow(ConfigError);
+    expect(() => openSandbox({ ...parseConfig({}).sandbox, backend: "remote" })).toThrow(SandboxUnavailableError);
+    expect(() => serveSandboxSettings(parseConfig({ sandbox: { backend: "remote", remote: { urls: ["http://127.0.0.1:1"] } } }))).toThrow(/its own jails/);
   });
 });

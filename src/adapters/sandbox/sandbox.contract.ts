@@ -74,13 +74,15 @@ function observationOf(value: string | StepResult): string {
  * hostile-program suite ({@link hostilePrograms}): each attack ends with its
  * typed verdict, leaves no stray process (checked in the host's `/proc`), leaves
  * the host unaffected, and the next episode of the same session is clean.
- * Call it from the backend's test file with a factory taking limit overrides.
+ * Call it from the backend's test file with a factory taking limit overrides; the factory may
+ * be async (the `remote` backend's starts a server with those limits first), and the sandbox's
+ * `close` must free everything the factory started.
  */
-export function sandboxContract(name: string, create: (limits: Partial<SandboxLimits>) => Sandbox): void {
+export function sandboxContract(name: string, create: (limits: Partial<SandboxLimits>) => Sandbox | Promise<Sandbox>): void {
   describe(`Sandbox contract: ${name}`, () => {
     let sandbox: Sandbox;
-    beforeAll(() => {
-      sandbox = create(BASIC_LIMITS);
+    beforeAll(async () => {
+      sandbox = await create(BASIC_LIMITS);
     });
     afterAll(async () => {
       await sandbox.close();
@@ -196,7 +198,7 @@ export function sandboxContract(name: string, create: (limits: Partial<SandboxLi
       ].join("\n");
       const transcripts: string[][] = [];
       for (let run = 0; run < 2; run += 1) {
-        const other = create(BASIC_LIMITS);
+        const other = await create(BASIC_LIMITS);
         const session = unwrap(await other.open(programWithStep(body)));
         unwrap(await session.reset(11));
         const observations: string[] = [];
@@ -276,10 +278,10 @@ export function sandboxContract(name: string, create: (limits: Partial<SandboxLi
     const fixtures = hostilePrograms(homedir(), hostFile);
     const sandboxes: Partial<Record<"cpu" | "wall", Sandbox>> = {};
     const previousSecret = process.env[HOSTILE_SECRET_NAME];
-    beforeAll(() => {
+    beforeAll(async () => {
       process.env[HOSTILE_SECRET_NAME] = HOSTILE_SECRET_VALUE;
-      sandboxes.cpu = create(CPU_LIMITS);
-      sandboxes.wall = create(WALL_LIMITS);
+      sandboxes.cpu = await create(CPU_LIMITS);
+      sandboxes.wall = await create(WALL_LIMITS);
     });
     afterAll(async () => {
       await Promise.all(Object.values(sandboxes).map((each) => each.close()));
