@@ -33,6 +33,23 @@ describe("envforge run", () => {
     expect(existsSync(join(folder, "run"))).toBe(false);
   });
 
+  it("refuses a trainer config that cannot work before it writes the run's folder", () => {
+    const folder = scratch();
+    const cases = [
+      { trainer: { backend: "reference", engine: { kind: "vllm" } }, error: /trainer\.engine\.kind "vllm" needs trainer\.engine\.url/ },
+      { trainer: { backend: "reference", engine: { kind: "sglang", url: "http://127.0.0.1:1", adapterDir: "relative" } }, error: /needs trainer\.engine\.adapterDir, an absolute folder/ },
+      { trainer: { backend: "tinker" }, error: /trainer\.backend "tinker" needs trainer\.url/ },
+      { model: { spec: "/no/such/model.gguf" }, trainer: { backend: "reference" }, error: /model\.spec: \/no\/such\/model\.gguf does not exist/ },
+    ];
+    for (const [index, { error, ...config }] of cases.entries()) {
+      const out = join(folder, `run-${index}`);
+      const result = spawnSync("node", [BIN, "run", "--config", writeConfig(folder, config), "--out", out], { encoding: "utf8" });
+      expect(result.status, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(error);
+      expect(existsSync(out)).toBe(false);
+    }
+  });
+
   it("names new run directories by UTC time and refuses --resume when no run exists", () => {
     const config = parseConfig({});
     expect(resolveOutDir(config, false, new Date("2026-11-29T08:01:02.345Z"))).toBe(join("runs", "run-20261129T080102Z"));

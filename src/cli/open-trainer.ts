@@ -109,41 +109,28 @@ export interface OpenTrainerOptions {
  */
 export async function openTrainer(config: Config, outDir: string, store: Store, resume: boolean, options: OpenTrainerOptions = {}): Promise<OpenedTrainer> {
   const settings = config.trainer;
-  if (settings.backend === "noop") {
+  const plan = trainerPlanOf(config, options);
+  if (plan.kind === "noop") {
     const trainer = new NoopTrainer();
     return { trainer, policy: null, trainerPolicy: null, engineSampled: false, syncCheck: null, tokenizer: null, probe: null, close: () => trainer.close() };
   }
   // read before any trainer starts, so that a bad folder costs nothing
   const localTokenizer = settings.tokenizer === null ? null : await LocalChatTokenizer.open(settings.tokenizer);
-  const server = settings.sampler === "engine" ? serverEngineOf(settings.engine) : null;
+  const server = plan.server;
   let url: string;
   /** The GGUF file the reference trainer trains, which the engine policy samples on; null = sample on the trainer. */
   let engineModel: string | null = null;
   /** The GGUF file the reference trainer trains (its converted folder holds the tokenizer mirrored locally); null otherwise. */
   let trainedGguf: string | null = null;
-  if (settings.backend === "reference") {
-    const python = options.python ?? join(REFERENCE_TRAINER_DIR, ".venv/bin/python");
-    if (!existsSync(python)) {
-      throw new ConfigError(
-        `trainer.backend "reference" needs the reference trainer's virtualenv (${python} is missing; setup skipped it with ENVFORGE_SKIP_TRAINER=1?): ` +
-          `run ./scripts/setup.sh without ENVFORGE_SKIP_TRAINER, or set "trainer": { "backend": "noop" } in the config to run without training`,
-      );
-    }
-    const spec = config.model.spec;
-    const model = settings.model ?? ggufPathOf(spec);
-    if (model === null) throw new ConfigError(`trainer.backend "reference" trains the run's GGUF model; model.spec ${spec} is not one (use embedded or a .gguf path, set trainer.model, or trainer.backend "tinker")`);
-    if (model !== TINY_RANDOM_MODEL && !existsSync(model)) {
-      const fix = settings.model === null && isEmbeddedSpec(spec) ? `the embedded model is not installed: run ${setupCommandFor(embeddedModelOf(spec))}` : "give a .gguf file or a Hugging Face model folder";
-      throw new ConfigError(`${settings.model === null ? "model.spec" : "trainer.model"}: ${model} does not exist; ${fix}`);
-    }
+  if (plan.kind === "reference") {
+    const { model, python } = plan;
     // the trainer runs on this machine: the shared adapter folder must exist for it to write into
     if (server !== null) mkdirSync(server.adapterDir, { recursive: true });
     url = (await startReferenceTrainer({ runDir: outDir, model, port: settings.port, threads: config.model.threads, python })).url;
     if (model.toLowerCase().endsWith(".gguf")) trainedGguf = model;
     if (server === null && settings.sampler === "engine" && trainedGguf !== null) engineModel = model;
   } else {
-    if (settings.url === null) throw new ConfigError(`trainer.backend "tinker" needs trainer.url (the server root, e.g. http://127.0.0.1:8765)`);
-    url = settings.url;
+    url = plan.url;
   }
   let engine: LlamaCppModel | null = null;
   let serverSync: ServerLoraSync | null = null;
@@ -231,6 +218,46 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
     await stop();
     throw error;
   }
+}
+
+/** What {@link trainerPlanOf} settled: the backend to start or reach, and the vLLM / SGLang sampler if one is named. */
+export type TrainerPlan =
+  | { readonly kind: "noop" }
+  | { readonly kind: "reference"; readonly model: string; readonly python: string; readonly server: ServerEngine | null }
+  | { readonly kind: "tinker"; readonly url: string; readonly server: ServerEngine | null };
+
+type ServerEngine = NonNullable<ReturnType<typeof serverEngineOf>>;
+
+/**
+ * The refusals of {@link openTrainer} that need nothing started or read over the network, so
+ * that a run can refuse a bad trainer config before it writes anything into its folder.
+ * @throws ConfigError as {@link openTrainer} does for a missing trainer virtualenv or model file,
+ *   a model that is not a GGUF file, `tinker` without a url, or `trainer.engine` naming a server
+ *   without `url` or an absolute `adapterDir`
+ */
+export function trainerPlanOf(config: Config, options: OpenTrainerOptions = {}): TrainerPlan {
+  const settings = config.trainer;
+  if (settings.backend === "noop") return { kind: "noop" };
+  const server = settings.sampler === "engine" ? serverEngineOf(settings.engine) : null;
+  if (settings.backend === "tinker") {
+    if (settings.url === null) throw new ConfigError(`trainer.backend "tinker" needs trainer.url (the server root, e.g. http://127.0.0.1:8765)`);
+    return { kind: "tinker", url: settings.url, server };
+  }
+  const python = options.python ?? join(REFERENCE_TRAINER_DIR, ".venv/bin/python");
+  if (!existsSync(python)) {
+    throw new ConfigError(
+      `trainer.backend "reference" needs the reference trainer's virtualenv (${python} is missing; setup skipped it with ENVFORGE_SKIP_TRAINER=1?): ` +
+        `run ./scripts/setup.sh without ENVFORGE_SKIP_TRAINER, or set "trainer": { "backend": "noop" } in the config to run without training`,
+    );
+  }
+  const spec = config.model.spec;
+  const model = settings.model ?? ggufPathOf(spec);
+  if (model === null) throw new ConfigError(`trainer.backend "reference" trains the run's GGUF model; model.spec ${spec} is not one (use embedded or a .gguf path, set trainer.model, or trainer.backend "tinker")`);
+  if (model !== TINY_RANDOM_MODEL && !existsSync(model)) {
+    const fix = settings.model === null && isEmbeddedSpec(spec) ? `the embedded model is not installed: run ${setupCommandFor(embeddedModelOf(spec))}` : "give a .gguf file or a Hugging Face model folder";
+    throw new ConfigError(`${settings.model === null ? "model.spec" : "trainer.model"}: ${model} does not exist; ${fix}`);
+  }
+  return { kind: "reference", model, python, server };
 }
 
 /**

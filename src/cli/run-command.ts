@@ -14,7 +14,7 @@ import { SqliteStore } from "../adapters/store/index.js";
 import { NoopTrainer, stopReferenceTrainer } from "../adapters/trainer/index.js";
 import { admissionResources } from "./admission-resources.js";
 import { createProgressDisplay } from "./progress-display.js";
-import { openTrainer, type OpenedTrainer } from "./open-trainer.js";
+import { openTrainer, trainerPlanOf, type OpenedTrainer } from "./open-trainer.js";
 import { formatSummary } from "./summary.js";
 import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
@@ -94,6 +94,8 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   if (config.plays < 2 && config.trainer.backend !== "noop") {
     process.stderr.write(`envforge: plays is ${config.plays}: every Solver group holds one play, its advantage is 0 and it is dropped, so the policy gets no Solver datums (use --plays 2 or more)\n`);
   }
+  // refusals that need nothing started come before the run's folder and store are written
+  trainerPlanOf(config);
   const sandbox = openSandbox(config.sandbox);
   const corpus = readCorpus(config.corpus.path);
   const admission = admissionResources(config);
