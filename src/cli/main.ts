@@ -7,7 +7,10 @@ import { benchTrainingCommand } from "./bench-training-command.js";
 import { benchSamplingCommand } from "./bench-sampling-command.js";
 import { benchDesignerCommand } from "./bench-designer-command.js";
 import { benchServeCommand } from "./bench-serve-command.js";
+import { dashboardCommand } from "./dashboard-command.js";
+import { evalCommand } from "./eval-command.js";
 import { evolveCommand } from "./evolve-command.js";
+import { exportTensorBoardCommand } from "./export-command.js";
 import { lineageShowCommand, rubricLearnCommand } from "./lineage-command.js";
 import { runCommand } from "./run-command.js";
 import { serveCommand } from "./serve-command.js";
@@ -100,6 +103,31 @@ program
   .addHelpText("after", "\nStops on SIGTERM or SIGINT after draining running episodes. Exit codes: 0 stopped; 2 bad flags, no token for a non-loopback host, or address in use.")
   .action(async (flags) => {
     process.exitCode = await serveCommand(flags);
+  });
+
+program
+  .command("dashboard")
+  .description("a local web page over run and evolution folders: charts over steps, rounds, environments with code and transcripts, designs with verdicts, lineages; read-only, live while a run writes")
+  .option("--out <dir...>", "run folders, evolution folders, or folders of them (default: runs/)")
+  .option("--host <address>", "address to bind; anything but loopback needs a token in ENVFORGE_DASHBOARD_TOKEN (default 127.0.0.1)")
+  .option("--port <n>", "TCP port, 0 = any free one (default 8700)", integer("--port", 0))
+  .option("--token-env <name>", "environment variable holding the accepted bearer tokens, comma-separated (default ENVFORGE_DASHBOARD_TOKEN)")
+  .addHelpText("after", "\nOpen the printed URL (with a token: http://host:port/#token=<token>). Stops on SIGTERM or SIGINT. Exit codes: 0 stopped; 2 bad flags, no token for a non-loopback host, or address in use.")
+  .action(async (flags) => {
+    process.exitCode = await dashboardCommand(flags);
+  });
+
+program
+  .command("export")
+  .description("export a run's metrics to other tools")
+  .command("tensorboard")
+  .description("write a run's per-step metrics (metrics.jsonl and the store's round reports) as one TensorBoard event file; re-running replaces it")
+  .requiredOption("--out <dir>", "run folder (envforge run --out)")
+  .option("--to <logdir>", "TensorBoard log folder; the file goes into <logdir>/<run folder name>/ (default <out>/tensorboard; config metrics.tensorboard writes it live during a run)")
+  .option("--json", "print JSON ({ eventFile, logDir, runName, tags, points, roundsFromLog, roundsFromStore, trainerSteps, skipped, replaced, notices })")
+  .addHelpText("after", "\nView with: tensorboard --logdir <logdir>. Needs trainer/.venv (./scripts/setup.sh). Exit codes: 0 written; 2 no run folder, nothing to export, or no trainer/.venv.")
+  .action(async (flags) => {
+    process.exitCode = await exportTensorBoardCommand(flags);
   });
 
 const bench = program.command("bench").description("print speed figures (recorded in docs/benchmarks.md)");
@@ -198,6 +226,33 @@ function choice(name: string, allowed: readonly string[]) {
     return value;
   };
 }
+
+program
+  .command("eval")
+  .description("evaluate a model or a run's checkpoint on held-out suites: Reasoning Gym (SPADE's four buckets) and held-out environments; win rates with 95% intervals, stored and resumable")
+  .option("--model <spec>", "embedded | embedded:<name> | path.gguf | hf:<uri> | http(s)://host/v1#model (config: model.spec)")
+  .option("--run <dir>", "evaluate a run's policy: its model with the LoRA adapter of --step (and its pool for the environment suites)")
+  .option("--step <n>", "optimiser step of --run; 0 = the base model (default: the latest with an adapter)", integer("--step", 0))
+  .option("--suite <names...>", "rg | heldout-seeds | holdout | envs:<folder> (config: eval.suites)")
+  .option("--tasks <list>", "comma-separated Reasoning Gym tasks, or all (config: eval.tasks; default the 20 fastest, 5 per bucket)")
+  .option("--difficulty <d>", "default | hard (the Reasoning Gym paper's hard parameters) (config: eval.difficulty)", choice("--difficulty", ["default", "hard"]))
+  .option("--items <n>", "items per Reasoning Gym task (config: eval.items)", integer("--items", 1))
+  .option("--episodes <n>", "episodes per held-out environment (config: eval.episodes)", integer("--episodes", 1))
+  .option("--seed <n>", "seed of items and episode seeds (config: eval.seed)", integer("--seed", 0))
+  .option("--holdout <fraction>", "fraction of --run's pool to hold out when it has no split yet (config: eval.holdoutFraction)", fraction("--holdout"))
+  .option("--concurrency <n>", "items or episodes in flight (config: eval.concurrency)", integer("--concurrency", 1))
+  .option("--max-tokens <n>", "new tokens per Reasoning Gym answer (config: eval.maxTokens)", integer("--max-tokens", 1))
+  .option("--temperature <x>", "sampling temperature, 0 = greedy (config: eval.temperature)", fraction("--temperature"))
+  .option("--timeout <s>", "seconds per generation before the item is a model_timeout (config: eval.timeoutMs)", integer("--timeout", 1))
+  .option("--store <file>", "eval store (config: eval.store; default <run>/eval.db or runs/eval.db)")
+  .option("--config <file>", "JSON config file (see README, Configuration)")
+  .option("--compare <ids...>", "print A − B win-rate differences with 95% intervals for two stored evals (ids or prefixes)")
+  .option("--list", "list the evaluations in the store")
+  .option("--json", "print JSON ({ model, suites: [{ name, items, winRate, low, high, ... }], buckets: { name: { winRate, low, high, ... } } })")
+  .addHelpText("after", "\nRunning the same command again resumes an interrupted evaluation. Exit codes: 0 done; 1 the model answered no item; 2 bad flags, config or set-up.")
+  .action(async (flags) => {
+    process.exitCode = await evalCommand(flags);
+  });
 
 program
   .command("evolve")

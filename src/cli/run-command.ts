@@ -18,6 +18,7 @@ import { openTrainer, trainerPlanOf, type OpenedTrainer } from "./open-trainer.j
 import { formatSummary } from "./summary.js";
 import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
+import { liveTensorBoardExport } from "./live-tensorboard.js";
 
 /** Flags of `envforge run`; each maps to one config key. */
 export interface RunFlags {
@@ -136,7 +137,10 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   try {
     const probe = opened.probe === null ? {} : { probe: opened.probe };
     const engineSampled = opened.engineSampled ? { engineSampled: true } : {};
-    result = await runSelfPlay({ config, outDir, resume, store, model, sandbox, trainer, corpus, seeds, gates: buildGates(config.admission), admission, progress, ...probe, ...engineSampled });
+    const display = progress;
+    const afterRound = liveTensorBoardExport(config, outDir, (message) => display.notice?.(message));
+    const live = afterRound === undefined ? {} : { afterRound };
+    result = await runSelfPlay({ config, outDir, resume, store, model, sandbox, trainer, corpus, seeds, gates: buildGates(config.admission), admission, progress, ...probe, ...engineSampled, ...live });
   } finally {
     removeStopHandlers();
     progress.stop();

@@ -14,3 +14,4 @@ export * from "./report.js";
 export * from "./lineage.js";
 export * from "./store.js";
 export * from "./weight-sync.js";
+export * from "./evaluation.js";

@@ -3,3 +3,4 @@
  * @module
  */
 export { SqliteStore } from "./sqlite-store.js";
+export { SqliteEvalStore } from "./sqlite-eval-store.js";

@@ -11,6 +11,7 @@ import { buildGates } from "../admission/index.js";
 import { testAdmissionResources } from "../../testing/admission-resources.js";
 import { runSelfPlay } from "./run-selfplay.js";
 import { runRound } from "./round.js";
+import { ensureHoldout } from "../holdout/index.js";
 
 // Unit tests of the round's control flow. The model is a SCRIPTED FAKE (see
 // ScriptedModel); the sandbox, store, gates and seed environments are real.
@@ -167,5 +168,15 @@ describe("self-play round (scripted fake model)", () => {
       admission: testAdmissionResources(),
     };
     await expect(runSelfPlay(run)).rejects.toThrow(/already holds a run; pass --resume/);
+  });
+
+  it("never samples an environment of the holdout split for the Solver phase", async () => {
+    const store = freshStore();
+    // hold out 9 of the 10 seeds: the one left is the only environment training may sample
+    const split = ensureHoldout(store, 0.9, 0);
+    const [kept] = store.listEnvironments().filter((record) => !split.ids.includes(record.id));
+    await round([], store, 0);
+    const played = new Set(store.listEpisodes(1).filter((record) => record.role === "solver").map((record) => record.environmentId));
+    expect([...played]).toEqual([kept?.id]);
   });
 });

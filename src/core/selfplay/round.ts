@@ -13,6 +13,7 @@ import type { ProgressListener } from "./progress.js";
 import { buildRoundReport } from "./round-report.js";
 import { deriveSeed, sampleWithoutReplacement } from "./sampling.js";
 import { runTrainingStep } from "./training-step.js";
+import { readHoldout, withoutHoldout } from "../holdout/index.js";
 
 /** Store metadata key of the learning-potential averages (reward mode `learning-potential`). */
 export const LEARNING_POTENTIAL_META = "learningPotential";
@@ -77,7 +78,8 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
       config.solver.sampling === "frontier"
         ? await frontierPool({ store, round, model: deps.model, sandbox: deps.sandbox, settings: config.evolution.frontier, rollout: config.solver, seedBase: String(config.seed) })
         : store.listEnvironments();
-    const chosen = sampleWithoutReplacement(pool, config.solver.environments, random);
+    // environments of the holdout split (envforge eval) are never sampled for training
+    const chosen = sampleWithoutReplacement(withoutHoldout(pool, readHoldout(store)), config.solver.environments, random);
     progress.phaseStarted?.(round, "solver", chosen.length);
     // every episode of the phase is one job, played solver.concurrency at a time; results come back in job order
     const settings = { plays: config.plays, ...config.solver };

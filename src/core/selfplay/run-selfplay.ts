@@ -6,6 +6,7 @@ import { makeDirectory } from "../../support/make-directory.js";
 import type { AdmissionGate, AdmissionResources } from "../admission/index.js";
 import type { ProgressListener } from "./progress.js";
 import { runRound } from "./round.js";
+import { ensureHoldout } from "../holdout/index.js";
 
 /** Names of the files a run writes into its directory. */
 export const RUN_FILES = { store: "envforge.db", report: "report.json", metrics: "metrics.jsonl" } as const;
@@ -34,6 +35,12 @@ export interface SelfPlayRun {
   readonly engineSampled?: boolean;
   /** @default () => new Date() */
   readonly now?: () => Date;
+  /**
+   * Called after each round's line is appended to `metrics.jsonl` and `report.json` is rewritten
+   * (the CLI's live TensorBoard export, `metrics.tensorboard`). It must not throw: a failure of
+   * what it does is its own to report. @default none
+   */
+  readonly afterRound?: (round: number) => Promise<void>;
 }
 
 /** Outcome of a run. */
@@ -51,7 +58,7 @@ export interface SelfPlayResult {
  * A new run stores its config and puts the seed environments in memory; a
  * resumed run (`resume: true`) skips finished rounds and finished steps of the
  * interrupted one. After every round `report.json` is rewritten atomically and
- * a `{"kind":"round", …}` line (trainer name, policy version, datums, logprob probe,
+ * a `{"kind":"round", …}` line (ISO-8601 `time`, trainer name, policy version, datums, logprob probe,
  * seconds per phase, per-role training diagnostics) is appended to `metrics.jsonl`
  * (the trainer appends its own `trainer_step` line per optimiser step).
  *
@@ -73,6 +80,8 @@ export async function runSelfPlay(run: SelfPlayRun): Promise<SelfPlayResult> {
     progress.notice?.(`resuming ${run.outDir}: ${finished} round(s) finished, ${store.listEnvironments().length} environments in memory`);
   }
   for (const pkg of run.seeds) store.addEnvironment({ id: packageId(pkg), package: pkg, round: null, scores: null });
+  // the holdout split (envforge eval --suite holdout) made before any round, so training never samples it
+  if (config.eval.holdoutAtStart) ensureHoldout(store, config.eval.holdoutFraction, config.eval.seed);
 
   makeDirectory(run.outDir);
   const reportPath = join(run.outDir, RUN_FILES.report);
@@ -93,9 +102,11 @@ export async function runSelfPlay(run: SelfPlayRun): Promise<SelfPlayResult> {
       ...(run.engineSampled ? { engineSampled: true } : {}),
       ...(run.now ? { now: run.now } : {}),
     });
-    const line = { kind: "round", round, trainer: report.trainer, seconds: report.seconds, phaseSeconds: report.phaseSeconds, diagnostics: report.diagnostics };
+    const time = (run.now ?? (() => new Date()))().toISOString();
+    const line = { kind: "round", round, time, trainer: report.trainer, seconds: report.seconds, phaseSeconds: report.phaseSeconds, diagnostics: report.diagnostics };
     appendFileSync(join(run.outDir, RUN_FILES.metrics), `${JSON.stringify(line)}\n`);
     writeReport(reportPath, store);
+    await run.afterRound?.(round);
   }
   writeReport(reportPath, store);
   return {

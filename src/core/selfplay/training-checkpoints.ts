@@ -21,6 +21,8 @@ export interface TrainerCheckpoint {
 export interface TrainerStepMetrics {
   readonly kind: "trainer_step";
   readonly policyVersion: number;
+  /** When the step's line was written, ISO-8601 (the wall time of `envforge export tensorboard`). */
+  readonly time: string;
   readonly datums: number;
   /** Summed loss as the backend reports it (`loss:sum`); null when no datum was sent. */
   readonly loss: number | null;
@@ -125,6 +127,7 @@ export class CheckpointingTrainer implements Trainer {
     return {
       kind: "trainer_step",
       policyVersion,
+      time: new Date().toISOString(),
       datums: this.pending.reduce((sum, entry) => sum + entry.result.datums, 0),
       loss: losses.length === 0 ? null : losses.reduce((sum, value) => sum + value, 0),
       clipFraction: metric("clip_fraction:mean"),

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The experiment of issue 16: does self-play teach the policy anything?
+# From the same base model and the same budget (optimiser steps = ROUNDS, the same Solver sampling settings),
+# trains (a) the fixed pool (the ten seeds, Designer off) and (b) self-play (Designer on, admitted environments
+# join the pool), then evaluates base, (a) and (b) on the same held-out suites with `envforge eval`, and prints
+# the comparisons (A − B win rates with Newcombe 95 % intervals):
+#   - Reasoning Gym (the 20 fastest tasks, 5 per SPADE bucket, or TASKS);
+#   - holdout: the same 20 % of the ten seeds held out of both pools before round 1 (eval.holdoutAtStart);
+#   - heldout-seeds: each run's training environments on episode seeds training never used (≥ 1,000,000).
+# Both runs hold out the same seeds (the split depends only on the pool at the start and SEED).
+# Budget caveat: (b) also samples Designer tokens; the Solver's tokens per round are the same settings, not
+# the same count. Sizes come from the environment (defaults: a tiny laptop size):
+#   MODEL=embedded ROUNDS=2 PLAYS=2 DESIGNS=2 ITEMS=2 EPISODES=2 TASKS= SEED=0 MAX_TOKENS=256 TRAINER_PORT=8765 OUT=runs/experiment-<UTC>
+#   GPU machine, e.g.: MODEL=/models/qwen2.5-1.5b-instruct-q4_k_m.gguf ROUNDS=50 PLAYS=8 DESIGNS=8 ITEMS=20 EPISODES=8
+# Everything is resumable: run the same command (same OUT) again after an interruption.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MODEL="${MODEL:-embedded}"
+ROUNDS="${ROUNDS:-2}"
+PLAYS="${PLAYS:-2}"
+DESIGNS="${DESIGNS:-2}"
+ITEMS="${ITEMS:-2}"
+EPISODES="${EPISODES:-2}"
+TASKS="${TASKS:-}"
+SEED="${SEED:-0}"
+TRAINER_PORT="${TRAINER_PORT:-8765}"
+MAX_TOKENS="${MAX_TOKENS:-256}"
+OUT="${OUT:-runs/experiment-$(date -u +%Y%m%dT%H%M%SZ)}"
+ENVFORGE="node bin/envforge.js"
+mkdir -p "$OUT"
+say() { printf '[experiment] %s\n' "$*" >&2; }
+
+config() { # name designs
+  printf '{ "rounds": %s, "plays": %s, "seed": %s, "model": { "spec": "%s" }, "designer": { "designs": %s }, "trainer": { "port": %s }, "eval": { "holdoutAtStart": true, "seed": %s } }\n' \
+    "$ROUNDS" "$PLAYS" "$SEED" "$MODEL" "$2" "$TRAINER_PORT" "$SEED" > "$OUT/$1.json"
+}
+train() { # name
+  local dir="$OUT/$1"
+  if [ -f "$dir/envforge.db" ]; then
+    say "training $1 (resume)"
+    $ENVFORGE run --config "$OUT/$1.json" --out "$dir" --resume
+  else
+    say "training $1"
+    $ENVFORGE run --config "$OUT/$1.json" --out "$dir"
+  fi
+}
+evaluate() { # label run [step] -> prints the eval id; without a step, the run's latest adapter
+  local args=(eval --run "$OUT/$2" --suite rg holdout heldout-seeds --items "$ITEMS" --episodes "$EPISODES" --seed "$SEED" --max-tokens "$MAX_TOKENS" --store "$OUT/eval.db" --json)
+  [ -n "$TASKS" ] && args+=(--tasks "$TASKS")
+  [ -n "${3:-}" ] && args+=(--step "$3")
+  say "evaluating $1 ($2 at step ${3:-latest})"
+  $ENVFORGE "${args[@]}" > "$OUT/eval-$1.json"
+  node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).evalId)' "$OUT/eval-$1.json"
+}
+
+config fixed 0
+config selfplay "$DESIGNS"
+train fixed
+train selfplay
+base=$(evaluate base fixed 0)
+fixed=$(evaluate fixed fixed)
+selfplay=$(evaluate selfplay selfplay)
+{
+  echo "# experiment $OUT: MODEL=$MODEL ROUNDS=$ROUNDS PLAYS=$PLAYS DESIGNS=$DESIGNS ITEMS=$ITEMS EPISODES=$EPISODES TASKS=${TASKS:-default} SEED=$SEED MAX_TOKENS=$MAX_TOKENS"
+  echo; echo "## fixed pool (a) vs base"; $ENVFORGE eval --store "$OUT/eval.db" --compare "$fixed" "$base"
+  echo; echo "## self-play (b) vs base"; $ENVFORGE eval --store "$OUT/eval.db" --compare "$selfplay" "$base"
+  echo; echo "## self-play (b) vs fixed pool (a)"; $ENVFORGE eval --store "$OUT/eval.db" --compare "$selfplay" "$fixed"
+} | tee "$OUT/comparison.txt"
+say "done: $OUT/comparison.txt"

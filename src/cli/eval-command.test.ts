@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { SqliteEvalStore } from "../adapters/store/index.js";
+import { compareEvaluations, summarizeEvaluation } from "../core/eval/index.js";
+import { ConfigError, type ItemResult } from "../spec/index.js";
+import { evalStorePath, resolveEvalConfig } from "./eval-command.js";
+import { evaluationJson, formatComparison } from "./eval-report.js";
+
+const folders: string[] = [];
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+describe("envforge eval flags", () => {
+  it("map onto eval.* and model.spec", () => {
+    const config = resolveEvalConfig({ suite: ["rg", "envs:envs/seeds"], tasks: "lcm, gcd", difficulty: "hard", items: 3, episodes: 4, seed: 9, concurrency: 2, maxTokens: 32, temperature: 0.5, timeout: 7, store: "x.db", model: "embedded:gemma-3-270m" });
+    expect(config.eval).toMatchObject({ suites: ["rg", "envs:envs/seeds"], tasks: ["lcm", "gcd"], difficulty: "hard", items: 3, episodes: 4, seed: 9, concurrency: 2, maxTokens: 32, temperature: 0.5, timeoutMs: 7000, store: "x.db" });
+    expect(config.model.spec).toBe("embedded:gemma-3-270m");
+    expect(evalStorePath(resolveEvalConfig({}), undefined)).toBe(join("runs", "eval.db"));
+    expect(evalStorePath(resolveEvalConfig({}), "runs/r1")).toBe(join("runs/r1", "eval.db"));
+  });
+  it("refuse an unknown suite, the holdout suite without a run, and a bad difficulty", () => {
+    expect(() => resolveEvalConfig({ suite: ["gsm8k"] })).toThrowError(ConfigError);
+    expect(() => resolveEvalConfig({ suite: ["holdout"] })).toThrowError(/--run/);
+    expect(() => resolveEvalConfig({ difficulty: "extreme" })).toThrowError(ConfigError);
+  });
+});
+
+function item(suite: string, task: string, bucket: ItemResult["bucket"], index: number, won: boolean): ItemResult {
+  return { suite, task, bucket, index, seed: 0, score: won ? 1 : 0, won, actions: 1, invalidActions: 0, tokens: 5, seconds: 1, error: null, response: "", answer: null };
+}
+
+describe("--compare and --json", () => {
+  it("compares two stored evaluations group by group with Newcombe intervals", () => {
+    const folder = mkdtempSync(join(tmpdir(), "envforge-compare-"));
+    folders.push(folder);
+    const store = new SqliteEvalStore(join(folder, "eval.db"));
+    const begin = (id: string, model: string) => store.beginEval({ id, model, checkpoint: null, suiteVersion: "v", plan: {}, createdAt: "2026-01-01T00:00:00.000Z" });
+    const a = begin("aaaa1111", "trained");
+    const b = begin("bbbb2222", "base");
+    // 56/70 vs 48/80 (Newcombe 1998's example (a)) on one task
+    for (let index = 0; index < 70; index += 1) store.saveItem(a.id, item("reasoning-gym", "lcm", "Math", index, index < 56));
+    for (let index = 0; index < 80; index += 1) store.saveItem(b.id, item("reasoning-gym", "lcm", "Math", index, index < 48));
+    const rows = compareEvaluations(summarizeEvaluation(store.listItems(a.id)), summarizeEvaluation(store.listItems(b.id)));
+    expect(rows.map((row) => row.name)).toEqual(["reasoning-gym", "reasoning-gym/lcm", "bucket:Math"]);
+    expect(rows[2]).toMatchObject({ difference: expect.closeTo(0.2, 10), low: expect.closeTo(0.0524, 4), high: expect.closeTo(0.3339, 4) });
+    const table = formatComparison(store.findEval("aaaa") ?? a, store.findEval("bbbb") ?? b, rows);
+    expect(table).toContain("+20.0");
+    expect(table).toMatch(/\[\+5\.2, \+33\.4\] +\*/);
+    const json = evaluationJson({ ...a, finishedAt: null }, summarizeEvaluation(store.listItems(a.id)), "eval.db") as { model: string; suites: { name: string; items: number; winRate: number; low: number; high: number }[]; buckets: Record<string, { winRate: number; low: number; high: number }> };
+    expect(json.model).toBe("trained");
+    expect(json.suites[0]).toMatchObject({ name: "reasoning-gym", items: 70, winRate: 0.8 });
+    expect(json.buckets.Math).toMatchObject({ winRate: 0.8, low: expect.any(Number), high: expect.any(Number) });
+    store.close();
+  });
+});

@@ -1,0 +1,243 @@
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
+import { compareEvaluations, heldOutSeeds, QUESTION_PROMPT_VERSION, runEvaluation, summarizeEvaluation, type PlannedEnvironment, type SuitePlan } from "../core/eval/index.js";
+import { ensureHoldout, readHoldout, withoutHoldout } from "../core/holdout/index.js";
+import { RUN_FILES } from "../core/selfplay/index.js";
+import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
+import { loadPackageFolders, loadSeedPackages } from "../adapters/package-files/index.js";
+import { openSandbox } from "../adapters/sandbox/index.js";
+import { SqliteEvalStore, SqliteStore } from "../adapters/store/index.js";
+import { bucketOfTask, DEFAULT_REASONING_GYM_TASKS, REASONING_GYM_TABLE_VERSION, ReasoningGymSuite, taskParameters } from "../adapters/suites/reasoning-gym/index.js";
+import { ConfigError, packageId, type EvalRecord, type LanguageModel, type QuestionSuite, type Sandbox } from "../spec/index.js";
+import { checkpointSteps, openCheckpointModel, storedRunConfig } from "./eval-model.js";
+import { createEvalProgress } from "./eval-progress.js";
+import { evaluationJson, formatComparison, formatEvaluation } from "./eval-report.js";
+import { modelOptionsOf } from "./model-options.js";
+import { onStopSignals } from "./stop-signals.js";
+
+/** Flags of `envforge eval`; each maps to one config key (`eval.*`, `model.spec`) or selects what to do. */
+export interface EvalFlags {
+  readonly config?: string;
+  readonly model?: string;
+  readonly run?: string;
+  readonly step?: number;
+  readonly suite?: readonly string[];
+  readonly tasks?: string;
+  readonly difficulty?: string;
+  readonly items?: number;
+  readonly episodes?: number;
+  readonly seed?: number;
+  readonly holdout?: number;
+  readonly concurrency?: number;
+  readonly maxTokens?: number;
+  readonly temperature?: number;
+  /** Seconds per generation. */
+  readonly timeout?: number;
+  readonly store?: string;
+  readonly json?: boolean;
+  readonly compare?: readonly string[];
+  readonly list?: boolean;
+}
+
+/**
+ * The config of `envforge eval`: defaults, then (with `--run`) the run's stored config, then the
+ * config file, then flags.
+ * @throws ConfigError naming the key and allowed values
+ */
+export function resolveEvalConfig(flags: EvalFlags): Config {
+  const base = flags.run === undefined ? {} : (({ eval: _eval, ...rest }) => rest)(storedRunConfig(flags.run) as unknown as Record<string, unknown>);
+  const fromFile = flags.config === undefined ? {} : readConfigFile(flags.config);
+  const evalFlags = {
+    ...(flags.suite === undefined ? {} : { suites: [...flags.suite] }),
+    ...(flags.tasks === undefined ? {} : { tasks: flags.tasks.split(",").map((task) => task.trim()).filter((task) => task.length > 0) }),
+    ...(flags.difficulty === undefined ? {} : { difficulty: flags.difficulty }),
+    ...(flags.items === undefined ? {} : { items: flags.items }),
+    ...(flags.episodes === undefined ? {} : { episodes: flags.episodes }),
+    ...(flags.seed === undefined ? {} : { seed: flags.seed }),
+    ...(flags.holdout === undefined ? {} : { holdoutFraction: flags.holdout }),
+    ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
+    ...(flags.maxTokens === undefined ? {} : { maxTokens: flags.maxTokens }),
+    ...(flags.temperature === undefined ? {} : { temperature: flags.temperature }),
+    ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout * 1000 }),
+    ...(flags.store === undefined ? {} : { store: flags.store }),
+  };
+  const fromFlags = { eval: evalFlags, ...(flags.model === undefined ? {} : { model: { spec: flags.model } }) };
+  const config = parseConfig(mergeConfigInput(mergeConfigInput(base, fromFile), fromFlags), configSource(flags.config));
+  classifyModelSpec(config.model.spec);
+  for (const suite of config.eval.suites) {
+    if (!["rg", "heldout-seeds", "holdout"].includes(suite) && !suite.startsWith("envs:")) throw new ConfigError(`eval.suites: unknown suite "${suite}"; use rg, heldout-seeds, holdout or envs:<folder>`);
+    if (suite === "holdout" && flags.run === undefined) throw new ConfigError(`eval.suites "holdout" is the holdout split of a run's pool: give --run <dir>`);
+  }
+  return config;
+}
+
+/** The eval store's path: `eval.store`, else `<run>/eval.db` with `--run`, else `runs/eval.db`. */
+export function evalStorePath(config: Config, run: string | undefined): string {
+  return config.eval.store ?? (run === undefined ? join("runs", "eval.db") : join(run, "eval.db"));
+}
+
+/**
+ * `envforge eval`: evaluates a model (or a run's checkpoint) on the configured suites, storing
+ * every item as it finishes; `--compare A B` and `--list` read the store instead. Returns the exit
+ * code: 0, or 1 when every item failed with a model error.
+ */
+export async function evalCommand(flags: EvalFlags): Promise<number> {
+  if (flags.compare !== undefined || flags.list === true) return readStoreCommand(flags);
+  if (flags.step !== undefined && flags.run === undefined) throw new ConfigError("--step needs --run <dir>");
+  if (flags.run !== undefined && flags.model !== undefined) throw new ConfigError("give either --model or --run (the run's model at --step), not both");
+  const config = resolveEvalConfig(flags);
+  const storePath = evalStorePath(config, flags.run);
+  const settings = config.eval;
+
+  const questionSuite: QuestionSuite | null = settings.suites.includes("rg") ? new ReasoningGymSuite() : null;
+  const runStore = flags.run === undefined ? null : new SqliteStore(join(flags.run, RUN_FILES.store));
+  let model: LanguageModel | null = null;
+  let sandbox: Sandbox | null = null;
+  let evalStore: SqliteEvalStore | null = null;
+  const progress = createEvalProgress();
+  let removeStopHandlers = () => {};
+  try {
+    const { plans, versions } = await planSuites(config, questionSuite, runStore);
+    const step = flags.run === undefined ? null : (flags.step ?? checkpointSteps(flags.run).at(-1) ?? 0);
+    const checkpoint = flags.run === undefined ? null : `${resolve(flags.run)}@step-${step}`;
+    const plan = planDocument(config, plans);
+    const record: Omit<EvalRecord, "finishedAt"> = {
+      id: createHash("sha256").update(JSON.stringify({ model: config.model.spec, checkpoint, plan })).digest("hex").slice(0, 12),
+      model: config.model.spec,
+      checkpoint,
+      suiteVersion: versions.join(" / "),
+      plan,
+      createdAt: new Date().toISOString(),
+    };
+    evalStore = new SqliteEvalStore(storePath);
+    if (plans.some((suite) => suite.kind === "environments")) sandbox = openSandbox(config.sandbox);
+    model = flags.run === undefined ? await openModel(config.model.spec, { ...modelOptionsOf(config), sequences: settings.concurrency }) : (await openCheckpointModel(flags.run, step ?? 0, settings.concurrency)).model;
+    removeStopHandlers = onStopSignals(() => {
+      progress.stop();
+      process.stderr.write(`\nenvforge: interrupted; finished items are stored in ${storePath}. Run the same command again to resume eval ${record.id}.\n`);
+    });
+    const items = await runEvaluation({
+      record,
+      store: evalStore,
+      model,
+      ...(sandbox === null ? {} : { sandbox }),
+      suites: plans,
+      questions: { maxTokens: settings.maxTokens, temperature: settings.temperature, seed: settings.seed },
+      episodes: { maxTurns: config.solver.maxTurns, maxTokens: config.solver.maxTokens, temperature: settings.temperature, concurrency: settings.concurrency },
+      generationTimeoutMs: settings.timeoutMs,
+      concurrency: settings.concurrency,
+      progress,
+    });
+    progress.stop();
+    const stored = evalStore.findEval(record.id) as EvalRecord;
+    const summary = summarizeEvaluation(items);
+    process.stdout.write(flags.json === true ? `${JSON.stringify(evaluationJson(stored, summary, storePath), null, 2)}\n` : `${formatEvaluation(stored, summary, storePath)}\n`);
+    const modelErrors = items.filter((item) => item.error?.code === "model_timeout" || item.error?.code === "model_failed").length;
+    if (items.length > 0 && modelErrors === items.length) {
+      process.stderr.write("envforge: the model answered no item; see the errors in the store\n");
+      return 1;
+    }
+    return 0;
+  } finally {
+    removeStopHandlers();
+    progress.stop();
+    await questionSuite?.close();
+    await model?.close();
+    await sandbox?.close();
+    evalStore?.close();
+    runStore?.close();
+  }
+}
+
+/** The suites of the config as plans, and the versions they are stored under. */
+async function planSuites(config: Config, questionSuite: QuestionSuite | null, runStore: SqliteStore | null): Promise<{ plans: SuitePlan[]; versions: string[] }> {
+  const settings = config.eval;
+  const plans: SuitePlan[] = [];
+  const versions: string[] = [];
+  for (const name of settings.suites) {
+    if (name === "rg" && questionSuite !== null) {
+      const info = await questionSuite.info();
+      const categories = new Map(info.tasks.map((task) => [task.name, task.category]));
+      const wanted = settings.tasks === null ? DEFAULT_REASONING_GYM_TASKS : settings.tasks.length === 1 && settings.tasks[0] === "all" ? info.tasks.map((task) => task.name).filter((task) => task !== "composite") : settings.tasks;
+      plans.push({
+        kind: "questions",
+        name: "reasoning-gym",
+        suite: questionSuite,
+        // an unknown task stays in the plan: its items are stored with the typed error unknown_task
+        tasks: wanted.map((task) => ({ name: task, bucket: bucketOfTask(task, categories.get(task) ?? ""), config: taskParameters(task, settings.difficulty) })),
+        items: settings.items,
+        seed: settings.seed,
+      });
+      versions.push(`reasoning-gym ${info.version} ${settings.difficulty} ${REASONING_GYM_TABLE_VERSION} ${QUESTION_PROMPT_VERSION}`);
+    } else if (name === "heldout-seeds") {
+      const environments = runStore === null ? loadSeedPackages().map((pkg) => ({ id: packageId(pkg), package: pkg })) : withoutHoldout(runStore.listEnvironments(), readHoldout(runStore));
+      plans.push({ kind: "environments", name: "heldout-seeds", environments: planned(environments, settings.episodes, settings.seed) });
+      versions.push("envforge heldout-seeds v1");
+    } else if (name === "holdout" && runStore !== null) {
+      const split = ensureHoldout(runStore, settings.holdoutFraction, settings.seed);
+      if (split.roundsBefore > 0) process.stderr.write(`envforge: the holdout split was made after ${split.roundsBefore} round(s) of training had begun; those rounds may have sampled its environments\n`);
+      const held = new Set(split.ids);
+      plans.push({ kind: "environments", name: "holdout", environments: planned(runStore.listEnvironments().filter((record) => held.has(record.id)), settings.episodes, settings.seed) });
+      versions.push(`envforge holdout ${split.ids.length}/${split.poolSize}`);
+    } else if (name.startsWith("envs:")) {
+      const folder = name.slice("envs:".length);
+      if (!existsSync(folder)) throw new ConfigError(`eval.suites ${name}: ${folder} does not exist`);
+      plans.push({ kind: "environments", name, environments: planned(loadPackageFolders(folder).map((pkg) => ({ id: packageId(pkg), package: pkg })), settings.episodes, settings.seed) });
+      versions.push(`envforge ${name}`);
+    }
+  }
+  return { plans, versions };
+}
+
+function planned(environments: readonly { id: string; package: PlannedEnvironment["package"] }[], episodes: number, seed: number): PlannedEnvironment[] {
+  return environments.map((environment) => ({ id: environment.id, package: environment.package, seeds: heldOutSeeds(environment.id, episodes, seed) }));
+}
+
+/** The plan as stored (and hashed into the eval id): what decides which items are asked, and how. */
+function planDocument(config: Config, plans: readonly SuitePlan[]): unknown {
+  const settings = config.eval;
+  return {
+    suites: plans.map((suite) =>
+      suite.kind === "questions"
+        ? { name: suite.name, tasks: suite.tasks.map((task) => ({ name: task.name, config: task.config })), items: suite.items, seed: suite.seed, difficulty: settings.difficulty }
+        : { name: suite.name, environments: suite.environments.map((environment) => ({ id: environment.id, name: environment.package.manifest.name, seeds: environment.seeds })) },
+    ),
+    questions: { maxTokens: settings.maxTokens, temperature: settings.temperature },
+    episodes: { maxTurns: config.solver.maxTurns, maxTokens: config.solver.maxTokens, temperature: settings.temperature },
+  };
+}
+
+/** `--list` and `--compare A B`: read the eval store. */
+function readStoreCommand(flags: EvalFlags): number {
+  const config = resolveEvalConfig({ ...(flags.config === undefined ? {} : { config: flags.config }), ...(flags.store === undefined ? {} : { store: flags.store }) });
+  const path = evalStorePath(config, flags.run);
+  if (!existsSync(path)) throw new ConfigError(`no eval store at ${path} (give --store)`);
+  const store = new SqliteEvalStore(path);
+  try {
+    if (flags.list === true) {
+      const records = store.listEvals().map((record) => ({ ...record, items: store.listItems(record.id).length }));
+      process.stdout.write(
+        flags.json === true
+          ? `${JSON.stringify(records.map(({ plan: _plan, ...record }) => record), null, 2)}\n`
+          : `${records.map((record) => `${record.id}  ${record.createdAt}  ${record.finishedAt === null ? "unfinished" : "finished  "}  ${record.items} items  ${record.model}${record.checkpoint === null ? "" : ` at ${record.checkpoint}`}  ${record.suiteVersion}`).join("\n")}\n`,
+      );
+      return 0;
+    }
+    const [first, second] = flags.compare ?? [];
+    if (first === undefined || second === undefined) throw new ConfigError("--compare takes two eval ids (or unique prefixes; see --list)");
+    const find = (id: string) => {
+      const record = store.findEval(id);
+      if (record === undefined) throw new ConfigError(`--compare: no single eval with id or prefix ${id} in ${path} (see --list)`);
+      return record;
+    };
+    const a = find(first);
+    const b = find(second);
+    const rows = compareEvaluations(summarizeEvaluation(store.listItems(a.id)), summarizeEvaluation(store.listItems(b.id)));
+    process.stdout.write(flags.json === true ? `${JSON.stringify({ a: { id: a.id, model: a.model, checkpoint: a.checkpoint }, b: { id: b.id, model: b.model, checkpoint: b.checkpoint }, rows }, null, 2)}\n` : `${formatComparison(a, b, rows)}\n`);
+    return 0;
+  } finally {
+    store.close();
+  }
+}

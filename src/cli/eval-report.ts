@@ -1,0 +1,69 @@
+import type { ComparisonRow, EvaluationSummary } from "../core/eval/index.js";
+import type { EvalRecord, ResultSummary } from "../spec/index.js";
+import { escapeControlCharacters } from "./terminal-text.js";
+
+const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
+const interval = (summary: { low: number; high: number }) => `[${percent(summary.low)}, ${percent(summary.high)}]`;
+const signed = (value: number) => `${value >= 0 ? "+" : ""}${(100 * value).toFixed(1)}`;
+
+/** The `--json` document of an evaluation: at least `{ model, suites: [{ name, items, winRate, low, high }], buckets: { name: { winRate, low, high } } }`. */
+export function evaluationJson(record: EvalRecord, summary: EvaluationSummary, store: string): unknown {
+  return {
+    model: record.model,
+    checkpoint: record.checkpoint,
+    evalId: record.id,
+    suiteVersion: record.suiteVersion,
+    store,
+    finishedAt: record.finishedAt,
+    suites: summary.suites,
+    buckets: summary.buckets,
+  };
+}
+
+function line(name: string, summary: ResultSummary, width: number): string {
+  return [
+    name.padEnd(width),
+    String(summary.items).padStart(5),
+    percent(summary.winRate).padStart(7),
+    interval(summary).padEnd(17),
+    summary.meanScore.toFixed(3).padStart(7),
+    percent(summary.invalidActionRate).padStart(8),
+    String(summary.tokens).padStart(7),
+    String(summary.errors).padStart(6),
+  ].join(" ");
+}
+
+/** The evaluation as a table: suites with their tasks, then the buckets. */
+export function formatEvaluation(record: EvalRecord, summary: EvaluationSummary, store: string): string {
+  const width = Math.max(34, ...summary.suites.flatMap((suite) => suite.tasks.map((task) => task.name.length + 16)));
+  const header = ["group".padEnd(width), "items".padStart(5), "win".padStart(7), "95% Wilson".padEnd(17), "score".padStart(7), "invalid".padStart(8), "tokens".padStart(7), "errors".padStart(6)].join(" ");
+  const lines = [`model ${escapeControlCharacters(record.model)}${record.checkpoint === null ? "" : ` at ${escapeControlCharacters(record.checkpoint)}`} · ${record.suiteVersion} · eval ${record.id} (${store})`, header];
+  for (const suite of summary.suites) {
+    lines.push(line(suite.name, suite, width));
+    for (const task of suite.tasks) lines.push(line(`  ${escapeControlCharacters(task.name)}${task.bucket === null ? "" : ` (${task.bucket})`}`, task, width));
+  }
+  for (const [bucket, value] of Object.entries(summary.buckets)) if (value !== undefined) lines.push(line(`bucket ${bucket}`, value, width));
+  lines.push("win = score 1.0 (questions) or the environment's pass threshold (episodes); score = mean score / mean return; invalid = actions without a readable answer; errors count as losses");
+  return lines.join("\n");
+}
+
+/** A comparison as a table: A, B and A − B in percentage points with its Newcombe 95 % interval. */
+export function formatComparison(a: EvalRecord, b: EvalRecord, rows: readonly ComparisonRow[]): string {
+  const label = (record: EvalRecord) => `${record.id} ${escapeControlCharacters(record.model)}${record.checkpoint === null ? "" : ` at ${escapeControlCharacters(record.checkpoint)}`}`;
+  const width = Math.max(34, ...rows.map((row) => row.name.length + 1));
+  const lines = [`A = ${label(a)}`, `B = ${label(b)}`, ["group".padEnd(width), "A".padStart(14), "B".padStart(14), "A−B (pp)".padStart(9), "95% Newcombe".padEnd(16)].join(" ")];
+  for (const row of rows) {
+    lines.push(
+      [
+        escapeControlCharacters(row.name).padEnd(width),
+        `${percent(row.a.winRate)} (${row.a.items})`.padStart(14),
+        `${percent(row.b.winRate)} (${row.b.items})`.padStart(14),
+        signed(row.difference).padStart(9),
+        `[${signed(row.low)}, ${signed(row.high)}]`.padEnd(16),
+        row.low > 0 || row.high < 0 ? "*" : "",
+      ].join(" "),
+    );
+  }
+  lines.push("* = the interval excludes 0");
+  return lines.join("\n");
+}

@@ -1,0 +1,125 @@
+import type { Episode, ItemErrorCode, ItemResult, LanguageModel, Sandbox, SandboxOutcome } from "../../spec/index.js";
+import type { EnvPackage } from "../../spec/index.js";
+import { episodesOf, playEpisodeJobs, type EpisodeJob } from "../rollout/index.js";
+import { solverPolicy } from "../selfplay/solver-policy.js";
+import { isModelTimeout } from "./time-limited-model.js";
+
+/** One held-out environment and the episode seeds it is played with. */
+export interface PlannedEnvironment {
+  /** Package id (the store's environment id, or the package's content id). */
+  readonly id: string;
+  readonly package: EnvPackage;
+  readonly seeds: readonly number[];
+}
+
+/** How the Solver plays held-out episodes (the training Solver's settings by default). */
+export interface EpisodeSampling {
+  readonly maxTurns: number;
+  readonly maxTokens: number;
+  readonly temperature: number;
+  readonly historyTurns?: number;
+  /** Episodes in flight at once, each in its own sandbox session. */
+  readonly concurrency: number;
+}
+
+/** One episode to evaluate: environment, its position in the plan, and the seed. */
+export interface EpisodeItem {
+  readonly suite: string;
+  readonly environment: PlannedEnvironment;
+  readonly index: number;
+}
+
+/**
+ * Plays `items` as multi-turn episodes through the sandbox with the Solver's own policy
+ * (`solverPolicy`, no hint) and the shared episode runner (`playEpisodeJobs`), and reports each
+ * as an {@link ItemResult} through `onItem` as it ends (so a stop loses no finished episode).
+ * The score is the episode's return, a win the environment's pass threshold. An episode cut
+ * short is an item error: `model_timeout` / `model_failed` (the policy failed), or
+ * `environment_failed` (the environment did not load, crashed or timed out).
+ *
+ * @param model a model whose time limit raises {@link ModelTimeoutError} (see `timeLimitedModel`)
+ * @throws what `playEpisodeJobs` rethrows (an unavailable sandbox)
+ */
+export async function evaluateEpisodes(
+  sandbox: Sandbox,
+  model: LanguageModel,
+  items: readonly EpisodeItem[],
+  sampling: EpisodeSampling,
+  onItem: (result: ItemResult) => void,
+  clock: () => number = () => performance.now(),
+): Promise<void> {
+  if (items.length === 0) return;
+  // one program object per environment, so a lane keeps its session across that environment's episodes
+  const programs = new Map(items.map((item) => [item.environment.id, { envSource: item.environment.package.envSource, oracleSource: null }]));
+  // jobs whose policy failed because the model ran out of time (read from the error, not its message)
+  const timedOut = new Set<number>();
+  const jobs: EpisodeJob[] = items.map((item, jobIndex) => {
+    const seed = item.environment.seeds[item.index] as number;
+    return {
+      program: programs.get(item.environment.id) as { envSource: string; oracleSource: null },
+      manifest: item.environment.package.manifest,
+      seed,
+      policy: () => {
+        const inner = solverPolicy(model, {
+          hint: null,
+          maxTokens: sampling.maxTokens,
+          temperature: sampling.temperature,
+          seed,
+          ...(sampling.historyTurns === undefined ? {} : { historyTurns: sampling.historyTurns }),
+        });
+        return {
+          name: inner.name,
+          act: async (context) => {
+            try {
+              return await inner.act(context);
+            } catch (error) {
+              if (isModelTimeout(error)) timedOut.add(jobIndex);
+              throw error;
+            }
+          },
+        };
+      },
+      options: { maxTurns: sampling.maxTurns },
+    };
+  });
+  const startAll = clock();
+  const onEpisode = (index: number, outcome: SandboxOutcome<Episode>) => {
+    const item = items[index] as EpisodeItem;
+    const [episode] = episodesOf([jobs[index] as EpisodeJob], [outcome]);
+    onItem(episodeResult(item, episode as Episode, (clock() - startAll) / 1000, timedOut.has(index)));
+  };
+  await playEpisodeJobs(sandbox, jobs, { concurrency: sampling.concurrency, onEpisode });
+}
+
+/**
+ * The item result of one played (or unplayable) episode. `seconds` is the time since the batch
+ * started (episodes overlap); `modelTimedOut` marks a policy failure that was the model's time limit.
+ */
+export function episodeResult(item: EpisodeItem, episode: Episode, seconds: number, modelTimedOut = false): ItemResult {
+  const error = episodeError(episode, modelTimedOut);
+  return {
+    suite: item.suite,
+    task: item.environment.package.manifest.name,
+    bucket: null,
+    index: item.index,
+    seed: episode.seed,
+    score: episode.return,
+    won: episode.won,
+    actions: episode.turns.length,
+    invalidActions: episode.turns.filter((turn) => turn.invalidAction === true).length,
+    tokens: episode.turns.reduce((sum, turn) => sum + (turn.actionTokens?.length ?? 0), 0),
+    seconds,
+    error,
+    response: episode.turns.at(-1)?.action ?? "",
+    answer: null,
+  };
+}
+
+function episodeError(episode: Episode, modelTimedOut: boolean): ItemResult["error"] {
+  const failure = episode.failure;
+  if (failure === undefined) return null;
+  let code: ItemErrorCode;
+  if (failure.kind === "policy_error") code = modelTimedOut ? "model_timeout" : "model_failed";
+  else code = "environment_failed";
+  return { code, message: failure.message };
+}

@@ -1,0 +1,74 @@
+import { EVAL_BUCKETS, type EvalBucket, type ItemResult, type ResultSummary } from "../../spec/index.js";
+import { wilsonInterval } from "./intervals.js";
+
+/**
+ * Aggregates of `items`: wins (score 1.0 for questions, the environment's pass threshold for
+ * episodes) with the Wilson 95 % interval, mean score (mean return for episodes), the rate of
+ * invalid actions over all actions, tokens and errors. An item with an error counts as a loss
+ * (it is in `items` and `errors`).
+ */
+export function summarizeItems(items: readonly ItemResult[]): ResultSummary {
+  const wins = items.filter((item) => item.won).length;
+  const actions = items.reduce((sum, item) => sum + item.actions, 0);
+  const invalid = items.reduce((sum, item) => sum + item.invalidActions, 0);
+  return {
+    ...wilsonInterval(wins, items.length),
+    items: items.length,
+    wins,
+    meanScore: items.length === 0 ? 0 : items.reduce((sum, item) => sum + item.score, 0) / items.length,
+    invalidActionRate: actions === 0 ? 0 : invalid / actions,
+    tokens: items.reduce((sum, item) => sum + item.tokens, 0),
+    errors: items.filter((item) => item.error !== null).length,
+  };
+}
+
+/** A task (or environment) of a suite with its summary. */
+export interface TaskSummary extends ResultSummary {
+  readonly name: string;
+  readonly bucket: EvalBucket | null;
+}
+
+/** A suite with its summary and its tasks. */
+export interface SuiteSummary extends ResultSummary {
+  readonly name: string;
+  readonly tasks: readonly TaskSummary[];
+}
+
+/** The summary of a whole evaluation. */
+export interface EvaluationSummary {
+  readonly suites: readonly SuiteSummary[];
+  /**
+   * The four buckets over every item in them (pooled: with the same items per task this is the
+   * mean of the tasks' win rates, as SPADE reports). Buckets without items are left out.
+   */
+  readonly buckets: Readonly<Partial<Record<EvalBucket, ResultSummary>>>;
+}
+
+/** Groups `items` by suite, task and bucket, each with {@link summarizeItems}; order of first appearance. */
+export function summarizeEvaluation(items: readonly ItemResult[]): EvaluationSummary {
+  const suites = groupBy(items, (item) => item.suite);
+  const buckets: Partial<Record<EvalBucket, ResultSummary>> = {};
+  for (const bucket of EVAL_BUCKETS) {
+    const inBucket = items.filter((item) => item.bucket === bucket);
+    if (inBucket.length > 0) buckets[bucket] = summarizeItems(inBucket);
+  }
+  return {
+    suites: [...suites].map(([name, suiteItems]) => ({
+      name,
+      ...summarizeItems(suiteItems),
+      tasks: [...groupBy(suiteItems, (item) => item.task)].map(([task, taskItems]) => ({ name: task, bucket: taskItems[0]?.bucket ?? null, ...summarizeItems(taskItems) })),
+    })),
+    buckets,
+  };
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const name = key(item);
+    const group = groups.get(name);
+    if (group === undefined) groups.set(name, [item]);
+    else group.push(item);
+  }
+  return groups;
+}

@@ -1,0 +1,64 @@
+import type { DesignAttempt, Verdict } from "../spec/index.js";
+import type { RunFolder } from "./run-folders.js";
+import { parseColumn, readStoreSchema } from "./store-schema.js";
+import { withStoreSnapshot } from "./store-snapshot.js";
+
+/** One Designer completion, parsed or not, with what stopped it. */
+export interface DesignView {
+  readonly round: number;
+  readonly index: number;
+  readonly promptHash: string;
+  readonly corpusDocumentIds: readonly string[];
+  readonly completion: string;
+  readonly verdicts: readonly Verdict[];
+  /** The rejecting verdict that stopped the design, or null when it was admitted. */
+  readonly stoppedBy: Verdict | null;
+  readonly environmentId: string | null;
+  readonly reward: number;
+  readonly policyVersion: number | null;
+  /** Rejected attempts before `completion`, oldest first (repair turns). */
+  readonly repairs: readonly DesignAttempt[];
+}
+
+/**
+ * Every design of the run in `folder`, by round then index (token columns are left out: they are
+ * for training, not reading).
+ * @throws StoreProblemError when the store cannot be shown
+ */
+export function readDesigns(folder: RunFolder): DesignView[] {
+  return withStoreSnapshot(folder.storePath, ({ db }) => {
+    const schema = readStoreSchema(db, folder.storePath);
+    const optional = ["policy_version", "repairs"].filter((column) => schema.designColumns.has(column));
+    const rows = db
+      .prepare(`SELECT round, idx, prompt_hash, corpus_document_ids, completion, verdicts, environment_id, reward${optional.map((column) => `, ${column}`).join("")} FROM designs ORDER BY round, idx`)
+      .all() as {
+      round: number;
+      idx: number;
+      prompt_hash: string;
+      corpus_document_ids: string;
+      completion: string;
+      verdicts: string;
+      environment_id: string | null;
+      reward: number;
+      policy_version?: number | null;
+      repairs?: string | null;
+    }[];
+    return rows.map((row) => {
+      const verdicts = parseColumn<Verdict[]>(row.verdicts, []);
+      const last = verdicts.at(-1);
+      return {
+        round: row.round,
+        index: row.idx,
+        promptHash: row.prompt_hash,
+        corpusDocumentIds: parseColumn<string[]>(row.corpus_document_ids, []),
+        completion: row.completion,
+        verdicts,
+        stoppedBy: row.environment_id === null ? (verdicts.find((verdict) => verdict.status === "reject") ?? last ?? null) : null,
+        environmentId: row.environment_id,
+        reward: row.reward,
+        policyVersion: row.policy_version ?? null,
+        repairs: parseColumn<DesignAttempt[]>(row.repairs, []),
+      };
+    });
+  });
+}
