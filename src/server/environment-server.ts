@@ -17,7 +17,8 @@ import { matchRoute, type Route } from "./router.js";
 import { ServedSession } from "./served-session.js";
 import { SessionRegistry } from "./session-registry.js";
 import { serveSandboxWorker } from "./sandbox-worker.js";
-import { CLOSE_CODES, serveWebSocket } from "./websocket-sessions.js";
+import { CLOSE_CODES } from "./framed-connection.js";
+import { serveWebSocket } from "./websocket-sessions.js";
 
 /** The server settings (`config.serve`). */
 export type ServeSettings = Config["serve"];

@@ -1,25 +1,14 @@
-import type { RawData, WebSocket } from "ws";
+import type { WebSocket } from "ws";
 import { WORKER_REQUEST_TYPES, WorkerRequestSchema, type WorkerRequest } from "../adapters/sandbox/index.js";
 import { ServeRequestError, type EnvSession, type Sandbox, type SandboxOutcome } from "../spec/index.js";
-import { asServeError, errorData } from "./problems.js";
-import type { RateLimiter } from "./rate-limiter.js";
-import type { HeldSession, SessionRegistry } from "./session-registry.js";
+import { serveFramedConnection, typedMessage, type FramedConnectionParts } from "./framed-connection.js";
+import type { HeldSession } from "./session-registry.js";
 import { parseRequest } from "./validation.js";
-import { CLOSE_CODES } from "./websocket-sessions.js";
 
 /** What a sandbox-worker connection needs from the server. */
-export interface SandboxWorkerParts {
-  readonly registry: SessionRegistry;
-  readonly limiter: RateLimiter;
+export interface SandboxWorkerParts extends FramedConnectionParts {
   /** The server's sandbox: every program runs in its jails, never in the server's process. */
   readonly sandbox: Sandbox;
-  readonly newId: () => string;
-  /** Bytes queued for a client that does not read before it is dropped. */
-  readonly maxBufferedBytes: number;
-  /** Frames accepted before earlier ones are answered. */
-  readonly maxQueuedFrames: number;
-  /** Told about faults of the server itself (never about client mistakes). */
-  readonly log: (line: string) => void;
 }
 
 /**
@@ -118,30 +107,17 @@ export class SandboxWorkerSession implements HeldSession {
   }
 }
 
-function text(data: RawData): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
-  return Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.from(data).toString("utf8");
-}
-
 /** The request in one frame. @throws ServeRequestError `invalid_json`, `unknown_message_type`, `invalid_request` */
 function parseFrame(raw: string): WorkerRequest {
-  let message: unknown;
-  try {
-    message = JSON.parse(raw);
-  } catch (error) {
-    throw new ServeRequestError("invalid_json", `Invalid JSON: ${(error as Error).message}`);
-  }
-  const type = typeof message === "object" && message !== null ? (message as { type?: unknown }).type : undefined;
-  if (typeof type !== "string" || !WORKER_REQUEST_TYPES.has(type)) {
-    throw new ServeRequestError("unknown_message_type", `Unknown message type: ${String(type ?? "").slice(0, 100)} (open, reset, step, run_actions, oracle_action, close)`);
-  }
+  const { type, message } = typedMessage(raw, WORKER_REQUEST_TYPES, " (open, reset, step, run_actions, oracle_action, close)");
   return parseRequest(WorkerRequestSchema, message, `${type} message`);
 }
 
 /**
- * Serves one sandbox-worker connection (`/v1/sandbox`; protocol in `remote-wire.ts`): a session
- * is held in the server's session slots at connect (a full or draining server answers an error
- * frame and closes with 1013), then every frame is answered in order. The program runs in the
+ * Serves one sandbox-worker connection (`/v1/sandbox`; protocol in `remote-wire.ts`) through
+ * {@link serveFramedConnection}: a session is held in the server's session slots at connect (a
+ * full or draining server answers an error frame and closes with 1013), then every frame is
+ * answered in order with `{ type: "outcome", data }` or an error frame. The program runs in the
  * server's jails with the server's limits, as every served episode does. `close`, or the
  * connection closing, closes the session and frees its episode process; the server closes the
  * connection only after that, so a client that waits for the close knows nothing is left running.
@@ -149,65 +125,16 @@ function parseFrame(raw: string): WorkerRequest {
  * @param key the rate-limit key of the connection (its token, or its address)
  */
 export function serveSandboxWorker(socket: WebSocket, key: string, parts: SandboxWorkerParts): void {
-  const id = parts.newId();
-  const send = (frame: unknown) => {
-    if (socket.readyState !== socket.OPEN) return;
-    socket.send(JSON.stringify(frame));
-    if (socket.bufferedAmount > parts.maxBufferedBytes) socket.terminate();
-  };
-  const refuse = (error: ServeRequestError) => send({ type: "error", data: errorData(error) });
-  socket.on("error", () => undefined);
-
-  let session: SandboxWorkerSession;
-  try {
-    session = parts.registry.hold(
-      id,
-      () => new SandboxWorkerSession(id, parts.sandbox),
-      () => {
-        refuse(new ServeRequestError("session_expired", "session closed after being idle for longer than the idle timeout"));
-        socket.close(CLOSE_CODES.normal, "idle timeout");
-      },
-    );
-  } catch (error) {
-    refuse(asServeError(error));
-    socket.close(CLOSE_CODES.tryAgainLater, "not accepted");
-    return;
-  }
-
-  let chain: Promise<void> = Promise.resolve();
-  let queued = 0;
-  socket.on("message", (data: RawData) => {
-    const decision = parts.limiter.take(key);
-    if (!decision.allowed) {
-      refuse(new ServeRequestError("rate_limited", "request rate over the limit", { retryAfterMs: decision.retryAfterMs }));
-      return;
-    }
-    if (queued >= parts.maxQueuedFrames) {
-      refuse(new ServeRequestError("rate_limited", `more than ${parts.maxQueuedFrames} frames waiting for an answer`, { retryAfterMs: 100 }));
-      return;
-    }
-    parts.registry.touch(id);
-    queued += 1;
-    chain = chain.then(async () => {
-      try {
-        const request = parseFrame(text(data));
-        if (request.type === "close") {
-          await parts.registry.close(id);
-          socket.close(CLOSE_CODES.normal, "closed by client");
-          return;
-        }
-        send({ type: "outcome", data: await session.answer(request) });
-      } catch (error) {
-        const refusal = asServeError(error);
-        if (refusal.problem === "server_error") parts.log(`sandbox session ${id}: ${String((error as Error)?.stack ?? error)}`);
-        refuse(refusal);
-      } finally {
-        queued -= 1;
-        parts.registry.touch(id);
+  serveFramedConnection(socket, key, parts, {
+    label: "sandbox session",
+    open: (id, expire) => parts.registry.hold(id, () => new SandboxWorkerSession(id, parts.sandbox), expire),
+    answer: async (session, raw, close) => {
+      const request = parseFrame(raw);
+      if (request.type === "close") {
+        await close();
+        return null;
       }
-    });
-  });
-  socket.on("close", () => {
-    void parts.registry.close(id);
+      return { type: "outcome", data: await session.answer(request) };
+    },
   });
 }
