@@ -13,7 +13,8 @@ import { mapWithConcurrency } from "../support/concurrency.js";
 import { MeteredModel } from "./metered-model.js";
 import { openTrainer } from "./open-trainer.js";
 import { onStopSignals } from "./stop-signals.js";
-import { stopReferenceTrainer } from "../adapters/trainer/index.js";
+import { openReferenceTokenizerMirror, ReferenceTrainerTokenizer, referenceTrainerStatus, stopReferenceTrainer, TinkerHttp, type ChatTokenizer } from "../adapters/trainer/index.js";
+import { ggufPathOf } from "../adapters/llm/index.js";
 
 /** Flags of `envforge bench sampling`. */
 export interface BenchSamplingFlags {
@@ -98,6 +99,12 @@ export interface SamplingBenchReport {
   readonly syncCheck: SyncCheckResult | null;
   /** What tokenised the prompts and decoded the samples (`OpenedTrainer.tokenizer`). */
   readonly tokenizer: string | null;
+  /**
+   * Milliseconds per sampled turn of tokenising its chat and decoding its completion, over the N = 1
+   * rollouts' turns: through the trainer's routes (two HTTP calls) and with the local mirror of its
+   * tokenizer (null when there is none); the policy uses the mirror when there is one.
+   */
+  readonly tokenizerMsPerTurn: { readonly routes: number; readonly mirror: number | null };
 }
 
 /** Observations of the scripted guessing episode, by turn; the actions are the sampler's. */
@@ -162,6 +169,28 @@ async function timeEngine(engine: TokenSamplingEngine, generations: MeteredModel
   const samples = await mapWithConcurrency(generations, concurrency, ({ generation, options }) => engine.sampleTokens(generation.promptTokens ?? [], options));
   const tokens = samples.reduce((sum, sample) => sum + sample.tokens.length, 0);
   return tokens / ((performance.now() - started) / 1000);
+}
+
+/**
+ * Milliseconds per turn of `encodeChat` of each generation's messages plus `decode` of its
+ * tokens, one turn after another (as a Solver episode makes them), on `tokenizer`.
+ */
+async function timeTokenizer(tokenizer: ChatTokenizer, generations: MeteredModel["generations"]): Promise<number> {
+  const started = performance.now();
+  for (const { generation, messages } of generations) {
+    await tokenizer.encodeChat(messages);
+    await tokenizer.decode(generation.tokens ?? []);
+  }
+  return (performance.now() - started) / Math.max(1, generations.length);
+}
+
+/** The trainer's tokenizer routes and its local mirror (null when none) for the bench's reference trainer in `outDir`. */
+async function benchTokenizers(outDir: string, gguf: string | null): Promise<{ routes: ChatTokenizer; mirror: ChatTokenizer | null }> {
+  const { state } = await referenceTrainerStatus(outDir);
+  if (state === null) throw new ConfigError(`bench sampling: the reference trainer of ${outDir} left no state file`);
+  const routes = new ReferenceTrainerTokenizer(new TinkerHttp({ baseUrl: state.url }));
+  const mirror = gguf === null ? null : await openReferenceTokenizerMirror(gguf, routes);
+  return { routes, mirror: mirror?.kind === "mirror" ? mirror.tokenizer : null };
 }
 
 /** A datum of one sampled turn (completion tokens masked in, weighted by `advantage`). */
@@ -261,12 +290,21 @@ export async function benchSamplingCommand(flags: BenchSamplingFlags, write: (te
       // warm-up: the first episodes pay for cold caches and the sandbox's first start
       await timeRollouts(pkg, policy, sandbox, { ...settings, episodes: 2 }, 2, false);
       const engine: EngineRolloutSpeed[] = [];
+      let engineTurnsAtOne: MeteredModel["generations"] = [];
       for (const level of levels) {
         const rollouts = await timeRollouts(pkg, policy, sandbox, settings, level, true);
+        if (level === levels[0]) engineTurnsAtOne = rollouts.generations;
         const raw = await timeEngine(policy.samplingEngine, rollouts.generations, level);
         engine.push({ ...rollouts.speed, rawTokensPerSecond: raw, utilisation: rollouts.speed.tokensPerSecond / raw });
         progress(`engine at concurrency ${level}: ${rollouts.speed.tokensPerSecond.toFixed(1)} tokens/s in rollouts, ${raw.toFixed(1)} bare`);
       }
+      const tokenizers = await benchTokenizers(outDir, ggufPathOf(config.trainer.model ?? config.model.spec));
+      const turnsAtOne = engineTurnsAtOne;
+      const tokenizerMsPerTurn = {
+        routes: await timeTokenizer(tokenizers.routes, turnsAtOne),
+        mirror: tokenizers.mirror === null ? null : await timeTokenizer(tokenizers.mirror, turnsAtOne),
+      };
+      progress(`tokenising a turn: ${tokenizerMsPerTurn.routes.toFixed(1)} ms through the trainer's routes, ${tokenizerMsPerTurn.mirror === null ? "no local mirror" : `${tokenizerMsPerTurn.mirror.toFixed(1)} ms with the local mirror`}`);
       const solverConcurrency = config.solver.concurrency;
       const trainer = (await timeRollouts(pkg, opened.trainerPolicy, sandbox, settings, solverConcurrency, false)).speed;
       progress(`trainer's sampler at concurrency ${solverConcurrency}: ${trainer.tokensPerSecond.toFixed(1)} tokens/s`);
@@ -301,6 +339,7 @@ export async function benchSamplingCommand(flags: BenchSamplingFlags, write: (te
         adapterLoadSeconds: sync.loadMs / 1000,
         syncCheck: opened.syncCheck,
         tokenizer: opened.tokenizer,
+        tokenizerMsPerTurn,
       };
       write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
       return 0;
@@ -324,7 +363,8 @@ function formatReport(report: SamplingBenchReport): string {
   return (
     `sampling bench (${report.model}): ${settings.episodes} Solver rollouts of ${settings.environment} per level, ≤ ${settings.turns} turns, ≤ ${settings.maxTokens} tokens per action, temperature ${settings.temperature}\n` +
     `machine: ${report.machine.cores} cores, load average ${report.machine.loadAverage.join(" ")}\n` +
-    `tokenizer: ${report.tokenizer ?? "none"}\n` +
+    `tokenizer: ${report.tokenizer ?? "none"}; a turn's chat and completion take ${report.tokenizerMsPerTurn.routes.toFixed(1)} ms through the trainer's routes` +
+    `${report.tokenizerMsPerTurn.mirror === null ? "" : `, ${report.tokenizerMsPerTurn.mirror.toFixed(1)} ms with the local mirror`}\n` +
     `engine (llama.cpp + adapter, ${settings.sequences} sequences):\n${rows}` +
     `trainer's sampler at N=${report.trainer.concurrency}: ${report.trainer.tokens} tokens in ${report.trainer.seconds.toFixed(1)} s = ${report.trainer.tokensPerSecond.toFixed(1)} tokens/s\n` +
     `Solver phase speed-up at N=${settings.solverConcurrency}: ${report.solverPhaseSpeedup.toFixed(2)}x tokens/s; concurrency speed-up: ${speedups || "none measured"}; engine utilisation ${report.engineUtilisation.toFixed(2)}\n` +

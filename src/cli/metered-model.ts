@@ -8,8 +8,8 @@ import type { ChatMessage, GenerateOptions, Generation, LanguageModel } from "..
 export class MeteredModel implements LanguageModel {
   tokens = 0;
   seconds = 0;
-  /** Every generation with the options it was asked with, in completion order (only with `record`). */
-  readonly generations: Array<{ readonly generation: Generation; readonly options: GenerateOptions }> = [];
+  /** Every generation with the messages and options it was asked with, in completion order (only with `record`). */
+  readonly generations: Array<{ readonly generation: Generation; readonly messages: readonly ChatMessage[]; readonly options: GenerateOptions }> = [];
 
   constructor(
     private readonly inner: LanguageModel,
@@ -25,7 +25,7 @@ export class MeteredModel implements LanguageModel {
     try {
       const generation = await this.inner.generate(messages, options);
       this.tokens += generation.tokens?.length ?? Math.ceil(generation.text.length / 4);
-      if (this.record) this.generations.push({ generation, options });
+      if (this.record) this.generations.push({ generation, messages, options });
       return generation;
     } finally {
       this.seconds += (performance.now() - started) / 1000;
