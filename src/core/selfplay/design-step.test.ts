@@ -53,6 +53,16 @@ describe("designerPromptOf (Designer prompt groups)", () => {
     // the next round does show it
     expect(designerPromptOf({ config, round: 4, index: 0, corpus, memory: grown }).exampleNames).toEqual(["sample-9"]);
   });
+
+  it("never shows a held-out environment as an example", () => {
+    const config = parseConfig({ designer: { memoryExamples: 3 } });
+    const shown = designerPromptOf({ config, round: 2, index: 0, corpus, memory }).exampleNames;
+    expect(shown).toHaveLength(3);
+    const held = memory.find((entry) => entry.package.manifest.name === shown[0])!;
+    const without = designerPromptOf({ config, round: 2, index: 0, corpus, memory, heldOut: [held.id] }).exampleNames;
+    expect(without).toHaveLength(2);
+    expect(without).not.toContain(shown[0]);
+  });
 });
 
 // Repair turns: control flow with a SCRIPTED FAKE model (ScriptedModel; no model behaviour is tested here),

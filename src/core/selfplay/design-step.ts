@@ -40,7 +40,10 @@ export interface DesignStepInput {
   readonly model: LanguageModel;
   readonly sandbox: Sandbox;
   readonly corpus: readonly CorpusDocument[];
+  /** Every environment in memory: the novelty gate compares against all of them, held-out ones included. */
   readonly memory: readonly EnvironmentRecord[];
+  /** Ids of the held-out environments (`envforge eval`'s holdout split), never shown as prompt examples. @default none */
+  readonly heldOut?: readonly string[];
   readonly gates: readonly AdmissionGate[];
   /** Run-long admission resources (source inspector, fingerprint cache, benchmark texts, rubric). */
   readonly admission: AdmissionResources;
@@ -239,15 +242,17 @@ async function admittedResult(
  * and get the same k corpus documents and m memory examples: the documents are drawn
  * with a seed of (master seed, round, g), and the examples come only from environments
  * in memory before this round, so a design admitted earlier in the round, or a resumed
- * round, does not change the prompt of its group. Each design still samples with its
+ * round, does not change the prompt of its group; held-out environments are never examples,
+ * so the Designer is not shown what evaluation holds out. Each design still samples with its
  * own seed.
  */
-export function designerPromptOf(input: Pick<DesignStepInput, "config" | "round" | "index" | "corpus" | "memory">): DesignerPrompt {
+export function designerPromptOf(input: Pick<DesignStepInput, "config" | "round" | "index" | "corpus" | "memory" | "heldOut">): DesignerPrompt {
   const { config, round, index } = input;
   const group = Math.floor(index / config.designer.samplesPerPrompt);
   const random = seededRandom(deriveSeed(config.seed, round, "design", group));
   const documents = sampleWithoutReplacement(input.corpus, config.designer.corpusDocuments, random);
-  const before = input.memory.filter((record) => record.round === null || record.round < round);
+  const heldOut = new Set(input.heldOut ?? []);
+  const before = input.memory.filter((record) => (record.round === null || record.round < round) && !heldOut.has(record.id));
   const examples = rankExamples(before, config.designer.memoryExamples, random).map((record) => record.package);
   return buildDesignerPrompt(documents, examples, config.designer.format);
 }

@@ -131,6 +131,7 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
       sandbox: deps.sandbox,
       corpus: deps.corpus,
       memory: store.listEnvironments(),
+      heldOut: readHoldout(store)?.ids ?? [],
       gates: deps.gates,
       admission: deps.admission,
       policyVersion,
