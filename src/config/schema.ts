@@ -491,7 +491,7 @@ export const ConfigSchema = z
         tokenizer: z.string().min(1).nullable().default(null),
         /** LoRA rank of the trained adapter. @default 8 */
         loraRank: z.number().int().min(1).max(256).default(8),
-        /** Port of the `reference` trainer on 127.0.0.1. @default 8765 */
+        /** Port of the `reference` trainer on 127.0.0.1; a port another process holds is replaced by a free one. @default 8765 */
         port: z.number().int().min(1).max(65_535).default(8765),
         /**
          * Adam learning rate. The trainer trains a LoRA adapter, whose rate is about 10x a full fine-tune's

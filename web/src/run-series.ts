@@ -38,7 +38,9 @@ export function runCharts(detail: RunDetail): ChartSpec[] {
   const stepXs = steps.map((step, index) => read(step, ["policyVersion"]) ?? index + 1);
   const perStep = (label: string, ...path: string[]): Series => ({ label, values: steps.map((step) => read(step, path)) });
   const noRounds = "no finished round yet";
-  const noSteps = "no trainer step in metrics.jsonl (the noop trainer takes none)";
+  // a run whose trainer trains has simply not stepped yet; only the noop trainer never does
+  const noop = detail.summary.trainer === "noop";
+  const noSteps = noop ? "no trainer step in metrics.jsonl (the noop trainer takes none)" : "no trainer step in metrics.jsonl yet";
   const byRound = (name: string, title: string, series: Series[], emptyNote = noRounds): ChartSpec => ({ name, title, xLabel: "round", xs, series, emptyNote });
   const byStep = (name: string, title: string, series: Series[]): ChartSpec => ({ name, title, xLabel: "policy version", xs: stepXs, series, emptyNote: noSteps });
   return [
@@ -63,8 +65,8 @@ export function runCharts(detail: RunDetail): ChartSpec[] {
       perRound("admitted", "diagnostics", "designer", "admissionFunnel", "admitted"),
     ]),
     byRound("datums", "Datums per step", [perRound("all", "trainer", "datums"), perRound("solver", "diagnostics", "solver", "datums"), perRound("designer", "diagnostics", "designer", "datums")]),
-    byRound("probe", "Probe logprob (per token)", [perRound("mean logprob", "trainer", "probe", "meanLogprob"), perRound("change since start", "trainer", "probe", "deltaFromStart")], "no probe (the noop trainer measures none)"),
-    byRound("engine-kl", "Engine–trainer KL (nats/token)", [perRound("KL estimate", "trainer", "samplerMismatch", "klEstimate"), perRound("truncated fraction", "trainer", "samplerMismatch", "truncatedFraction")], "not sampled on an inference engine with a trained adapter"),
+    byRound("probe", "Probe logprob (per token)", [perRound("mean logprob", "trainer", "probe", "meanLogprob"), perRound("change since start", "trainer", "probe", "deltaFromStart")], noop ? "no probe (the noop trainer measures none)" : "no probe yet (it is measured after each training step)"),
+    byRound("engine-kl", "Engine–trainer KL (nats/token)", [perRound("KL estimate", "trainer", "samplerMismatch", "klEstimate"), perRound("truncated fraction", "trainer", "samplerMismatch", "truncatedFraction")], noop ? "not sampled on an inference engine with a trained adapter" : "no training step yet, or not sampled on an inference engine"),
     byRound("phase-seconds", "Seconds per phase", [perRound("solver", "phaseSeconds", "solver"), perRound("designer", "phaseSeconds", "designer"), perRound("training", "phaseSeconds", "training"), perRound("round", "seconds")]),
     byStep("loss", "Loss (sum)", [perStep("loss", "loss")]),
     byStep("clip-fraction", "Clip fraction", [perStep("clip fraction", "clipFraction")]),

@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REFERENCE_TRAINER_FILES, referenceTrainerStatus, stopReferenceTrainer } from "./reference-trainer-process.js";
+import { REFERENCE_TRAINER_DIR, REFERENCE_TRAINER_FILES, referenceTrainerStatus, startReferenceTrainer, stopReferenceTrainer, TINY_RANDOM_MODEL } from "./reference-trainer-process.js";
 
 describe("reference trainer process control with a stale state file", () => {
   it("never signals a process that is not the reference trainer (a reused pid)", async () => {
@@ -20,4 +21,28 @@ describe("reference trainer process control with a stale state file", () => {
       bystander.kill("SIGKILL");
     }
   });
+});
+
+// a new user's quick start found another run's trainer on the default port and used it for 30 minutes
+describe.skipIf(!existsSync(join(REFERENCE_TRAINER_DIR, ".venv/bin/python")))("reference trainer start on a taken port", () => {
+  it("starts its own trainer on a free port instead of trusting whatever answers the health check there", async () => {
+    const runDir = mkdtempSync(join(tmpdir(), "envforge-trainer-port-"));
+    // a foreign process holding the port and answering the health check, as another trainer would
+    const foreign = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end('{"status": "ok"}');
+    });
+    const taken = await new Promise<number>((resolve) => foreign.listen(0, "127.0.0.1", () => resolve((foreign.address() as { port: number }).port)));
+    try {
+      const state = await startReferenceTrainer({ runDir, model: TINY_RANDOM_MODEL, port: taken, startTimeoutMs: 120_000 });
+      expect(new URL(state.url).port).not.toBe(String(taken));
+      const status = await referenceTrainerStatus(runDir);
+      expect(status).toMatchObject({ alive: true, healthy: true });
+      expect(status.state?.pid).toBe(state.pid);
+    } finally {
+      await stopReferenceTrainer(runDir);
+      foreign.close();
+      rmSync(runDir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { existsSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,7 +21,7 @@ export interface ReferenceTrainerOptions {
   readonly runDir: string;
   /** A `.gguf` file, a Hugging Face model folder, or `tiny-random`. */
   readonly model: string;
-  /** TCP port on 127.0.0.1. @default 8765 */
+  /** TCP port on 127.0.0.1; when another process holds it, a free port the system picks is used instead. @default 8765 */
   readonly port?: number;
   /** Torch threads; 0 = one per core. @default 0 */
   readonly threads?: number;
@@ -43,7 +44,10 @@ export interface ReferenceTrainerState {
 /**
  * Starts the Python reference trainer detached, logging to `<runDir>/trainer.log`,
  * and waits until `GET /api/v1/healthz` answers. Its pid and URL are written to
- * `<runDir>/trainer.json` so `envforge trainer down|status` find it later.
+ * `<runDir>/trainer.json` so `envforge trainer down|status` find it later. The port must be
+ * free when the trainer starts: a health check on a port another process holds would be
+ * answered by that process (another run's trainer, found by a new user's quick start), so a
+ * taken port is replaced by a free one, and the health check counts only while the child runs.
  *
  * @throws TrainerUnavailableError when the interpreter is missing (run ./scripts/setup.sh),
  *   the process exits, or the health check does not pass within `startTimeoutMs`
@@ -56,7 +60,7 @@ export async function startReferenceTrainer(options: ReferenceTrainerOptions): P
   const running = await referenceTrainerStatus(options.runDir, options.fetch);
   if (running.healthy && running.state) return running.state;
   makeDirectory(options.runDir);
-  const port = options.port ?? 8765;
+  const port = await freePortFor(options.port ?? 8765);
   const log = openSync(join(options.runDir, REFERENCE_TRAINER_FILES.log), "a");
   const child = spawn(
     python,
@@ -77,11 +81,26 @@ export async function startReferenceTrainer(options: ReferenceTrainerOptions): P
       rmSync(join(options.runDir, REFERENCE_TRAINER_FILES.state), { force: true });
       throw new TrainerUnavailableError(`the reference trainer exited with code ${exited}; see ${join(options.runDir, REFERENCE_TRAINER_FILES.log)}`);
     }
-    if (await healthy(state.url, options.fetch)) return state;
+    // the answer counts only if our child still runs (a child that could not bind exits)
+    if ((await healthy(state.url, options.fetch)) && exited === null && processAlive(child.pid)) return state;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   stopProcess(state.pid);
   throw new TrainerUnavailableError(`the reference trainer did not pass its health check within ${options.startTimeoutMs ?? 300_000} ms`, { retryable: true });
+}
+
+/** `port` when nothing listens on 127.0.0.1:`port`, else a free port the system picks. */
+async function freePortFor(port: number): Promise<number> {
+  const listen = (wanted: number) =>
+    new Promise<number | null>((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(null));
+      server.listen(wanted, "127.0.0.1", () => {
+        const { port: bound } = server.address() as { port: number };
+        server.close(() => resolve(bound));
+      });
+    });
+  return (await listen(port)) ?? ((await listen(0)) as number);
 }
 
 /** Whether a trainer is recorded in `runDir` and answers its health check. */
