@@ -176,6 +176,15 @@ describe("exportTensorBoard", () => {
     expect(folderState(run)[join(run, "envforge.db")]).toBe(before[join(run, "envforge.db")]);
   });
 
+  it("refuses a log folder that is a file with a ConfigError, not a crash", async () => {
+    const run = copyRunFixture(join(root, "to-a-file"));
+    const file = join(root, "to-a-file.txt");
+    writeFileSync(file, "x");
+    const error = await exportTensorBoard({ runDir: run, logDir: file }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(/cannot make the log folder .*to-a-file\.txt\/to-a-file .*pass --to a folder/);
+  });
+
   it("refuses a missing folder, a folder that is no run, and a run with nothing to export, writing nothing", async () => {
     await expect(exportTensorBoard({ runDir: join(root, "no-such-run") })).rejects.toThrow(ConfigError);
     await expect(exportTensorBoard({ runDir: join(root, "no-such-run") })).rejects.toThrow(/no run folder at/);

@@ -78,7 +78,7 @@ function readRun(folder: RunFolder): { metrics: MetricsLog; reports: RoundReport
  *
  * @throws ConfigError when `runDir` does not exist or is not a run folder (neither `metrics.jsonl`
  *   nor `envforge.db`), when it has no numeric metric to export yet, or when the trainer's Python
- *   with tensorboardX is missing (run ./scripts/setup.sh)
+ *   with tensorboardX is missing (run ./scripts/setup.sh), or the log folder cannot be made (e.g. `logDir` is a file)
  * @throws EventWriteError when the writer fails
  */
 export async function exportTensorBoard(options: TensorBoardExportOptions): Promise<TensorBoardExport> {
@@ -114,7 +114,11 @@ export async function exportTensorBoard(options: TensorBoardExportOptions): Prom
     const written = readdirSync(staging).filter(isExportFile);
     if (written.length !== 1) throw new EventWriteError(`the TensorBoard writer left ${written.length} event files in ${staging}, expected 1`);
     const name = written[0] as string;
-    mkdirSync(target, { recursive: true });
+    try {
+      mkdirSync(target, { recursive: true });
+    } catch (error) {
+      throw new ConfigError(`cannot make the log folder ${target} (${(error as Error).message}); pass --to a folder, or a path where one can be made`, { cause: error });
+    }
     const previous = readdirSync(target).filter(isExportFile);
     // copied under a name TensorBoard does not read ("tfevents" is what it looks for), then renamed in place
     const partial = join(target, `.envforge-export-${process.pid}.partial`);
