@@ -63,35 +63,28 @@ if [ "${ENVFORGE_SKIP_TRAINER:-0}" != 1 ]; then
   fi
 fi
 
+# a pinned virtualenv: created when missing, (re)installed with --no-deps only when its requirements file changed
+pinned_venv() { # pinned_venv VENV REQUIREMENTS WHAT
+  local stamp="$1/.requirements.sha256" wanted
+  wanted="$(sha256sum "$2" | cut -d' ' -f1)"
+  if [ ! -x "$1/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+    say "installing $3 (pinned) into $1"
+    [ -x "$1/bin/python" ] || /usr/bin/python3 -m venv "$1"
+    "$1/bin/pip" install --quiet --disable-pip-version-check --no-deps -r "$2"
+    echo "$wanted" > "$stamp"
+  fi
+}
 # 2c. openenv-core (pinned with the client and server modules it imports, scripts/openenv-requirements.txt, about
 #     140 MB) in .venv-openenv: the test that drives `envforge serve` with OpenEnv's own Python client, and the
 #     OpenEnv baseline server of `envforge bench serve`. Reinstalled only when the requirements change.
 #     ENVFORGE_SKIP_OPENENV=1 skips it (that test then fails, telling you to run this script).
-if [ "${ENVFORGE_SKIP_OPENENV:-0}" != 1 ]; then
-  stamp=".venv-openenv/.requirements.sha256"
-  wanted="$(sha256sum scripts/openenv-requirements.txt | cut -d' ' -f1)"
-  if [ ! -x .venv-openenv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-    say "installing openenv-core (pinned) into .venv-openenv"
-    [ -x .venv-openenv/bin/python ] || /usr/bin/python3 -m venv .venv-openenv
-    .venv-openenv/bin/pip install --quiet --disable-pip-version-check --no-deps -r scripts/openenv-requirements.txt
-    echo "$wanted" > "$stamp"
-  fi
-fi
+[ "${ENVFORGE_SKIP_OPENENV:-0}" = 1 ] || pinned_venv .venv-openenv scripts/openenv-requirements.txt openenv-core
 
 # 2d. Reasoning Gym (reasoning-gym 0.1.25 with every package it imports, pinned in scripts/eval-requirements.txt,
 #     about 250 MB) in .venv-eval: the held-out suites of `envforge eval` (items and Reasoning Gym's own scorers).
 #     Reinstalled only when the requirements change. ENVFORGE_SKIP_EVAL=1 skips it (`envforge eval --suite rg`
 #     then stops with a message naming this script; the envforge suites still run).
-if [ "${ENVFORGE_SKIP_EVAL:-0}" != 1 ]; then
-  stamp=".venv-eval/.requirements.sha256"
-  wanted="$(sha256sum scripts/eval-requirements.txt | cut -d' ' -f1)"
-  if [ ! -x .venv-eval/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-    say "installing reasoning-gym (pinned) into .venv-eval"
-    [ -x .venv-eval/bin/python ] || /usr/bin/python3 -m venv .venv-eval
-    .venv-eval/bin/pip install --quiet --disable-pip-version-check --no-deps -r scripts/eval-requirements.txt
-    echo "$wanted" > "$stamp"
-  fi
-fi
+[ "${ENVFORGE_SKIP_EVAL:-0}" = 1 ] || pinned_venv .venv-eval scripts/eval-requirements.txt reasoning-gym
 
 # 3. Node dependencies and build
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

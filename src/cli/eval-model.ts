@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../support/free-port.js";
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { parseConfig, type Config } from "../config/index.js";
@@ -137,13 +137,3 @@ async function exportSamplerAdapter(runDir: string, gguf: string, samplerPath: s
   return target;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
-}

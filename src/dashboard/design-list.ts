@@ -1,20 +1,13 @@
-import type { DesignAttempt, Verdict } from "../spec/index.js";
+import type { DesignAttempt, DesignRecord, Verdict } from "../spec/index.js";
 import type { RunFolder } from "./run-folders.js";
 import { parseColumn, readStoreSchema } from "./store-schema.js";
 import { withStoreSnapshot } from "./store-snapshot.js";
 
-/** One Designer completion, parsed or not, with what stopped it. */
-export interface DesignView {
-  readonly round: number;
-  readonly index: number;
-  readonly promptHash: string;
-  readonly corpusDocumentIds: readonly string[];
-  readonly completion: string;
-  readonly verdicts: readonly Verdict[];
+/** One Designer completion, parsed or not, with what stopped it: the store's {@link DesignRecord} without its training tokens. */
+export interface DesignView extends Omit<DesignRecord, "tokens" | "policyVersion" | "repairs"> {
   /** The rejecting verdict that stopped the design, or null when it was admitted. */
   readonly stoppedBy: Verdict | null;
-  readonly environmentId: string | null;
-  readonly reward: number;
+  /** Policy version the completion was sampled with; null in stores written before training landed. */
   readonly policyVersion: number | null;
   /** Rejected attempts before `completion`, oldest first (repair turns). */
   readonly repairs: readonly DesignAttempt[];

@@ -8,7 +8,7 @@ import { BwrapSandbox } from "./bwrap-sandbox.js";
 import type { SandboxLimits } from "./limits.js";
 import { RemoteSandbox, type RemoteSandboxOptions } from "./remote-sandbox.js";
 import type { RemoteSession } from "./remote-session.js";
-import { programWithStep, sandboxContract } from "./sandbox.contract.js";
+import { programWithStep, sandboxContract, unwrap } from "./sandbox.contract.js";
 
 /** A real `envforge serve` (the server `envforge serve` starts) on a free loopback port, with a bwrap sandbox of `limits`. */
 async function startServer(limits: Partial<SandboxLimits> = {}, tokens: readonly string[] = []): Promise<{ server: EnvironmentServer; stop: () => Promise<void> }> {
@@ -41,10 +41,6 @@ async function remoteOverServer(limits: Partial<SandboxLimits>): Promise<Sandbox
 // the factory's, and its jails are children of this process, so the stray-process checks see them
 sandboxContract("remote", remoteOverServer);
 
-function unwrap<T>(outcome: SandboxOutcome<T>): T {
-  if (outcome.kind !== "ok") throw new Error(`expected ok, got ${outcome.kind}: ${outcome.message}`);
-  return outcome.value;
-}
 
 /** Counts to a step's position; `info.n` is the running total. */
 const COUNTER: EnvProgram = {

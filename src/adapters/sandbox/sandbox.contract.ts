@@ -24,7 +24,8 @@ export function programWithStep(body: string): EnvProgram {
   };
 }
 
-function unwrap<T>(outcome: SandboxOutcome<T>): T {
+/** The value of an `ok` outcome; throws with the outcome's kind and message otherwise. */
+export function unwrap<T>(outcome: SandboxOutcome<T>): T {
   if (outcome.kind !== "ok") throw new Error(`expected ok, got ${outcome.kind}: ${outcome.message}`);
   return outcome.value;
 }

@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { existsSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TrainerUnavailableError } from "../../../spec/index.js";
+import { freePort } from "../../../support/free-port.js";
 import { makeDirectory } from "../../../support/make-directory.js";
 
 /** Files the reference trainer keeps in a run directory. */
@@ -60,7 +60,7 @@ export async function startReferenceTrainer(options: ReferenceTrainerOptions): P
   const running = await referenceTrainerStatus(options.runDir, options.fetch);
   if (running.healthy && running.state) return running.state;
   makeDirectory(options.runDir);
-  const port = await freePortFor(options.port ?? 8765);
+  const port = await freePort(options.port ?? 8765);
   const log = openSync(join(options.runDir, REFERENCE_TRAINER_FILES.log), "a");
   const child = spawn(
     python,
@@ -89,19 +89,6 @@ export async function startReferenceTrainer(options: ReferenceTrainerOptions): P
   throw new TrainerUnavailableError(`the reference trainer did not pass its health check within ${options.startTimeoutMs ?? 300_000} ms`, { retryable: true });
 }
 
-/** `port` when nothing listens on 127.0.0.1:`port`, else a free port the system picks. */
-async function freePortFor(port: number): Promise<number> {
-  const listen = (wanted: number) =>
-    new Promise<number | null>((resolve) => {
-      const server = createServer();
-      server.once("error", () => resolve(null));
-      server.listen(wanted, "127.0.0.1", () => {
-        const { port: bound } = server.address() as { port: number };
-        server.close(() => resolve(bound));
-      });
-    });
-  return (await listen(port)) ?? ((await listen(0)) as number);
-}
 
 /** Whether a trainer is recorded in `runDir` and answers its health check. */
 export async function referenceTrainerStatus(
