@@ -383,6 +383,12 @@ export const ConfigSchema = z
         rubricPath: z.string().min(1).nullable().default(null),
         /** New tokens per review. @default 256 */
         reviewMaxTokens: z.number().int().min(16).max(8192).default(256),
+        /**
+         * Constrain review replies with \`REVIEW_GRAMMAR\` (GBNF: short lines, then \`VERDICT: ACCEPT|REJECT\`) where the
+         * provider enforces grammars (the embedded llama.cpp engine, vLLM, SGLang); others ignore it. Without it
+         * Qwen2.5-Coder-0.5B's reviews often hold no verdict line. @default true
+         */
+        reviewGrammar: z.boolean().default(true),
         /** Review sampling temperature. @default 0.7 */
         reviewTemperature: z.number().min(0).max(2).default(0.7),
         /** Calibration plays by the Solver without the hint (EvoEnv m). @default 8 */

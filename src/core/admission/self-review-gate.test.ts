@@ -9,7 +9,8 @@ import { fromPackageDocument } from "../../adapters/package-files/index.js";
 import type { ChatMessage, GenerateOptions, LanguageModel } from "../../spec/index.js";
 import { SECRET_42 } from "../../testing/scripted-model.js";
 import type { AdmissionContext } from "./gate.js";
-import { parseReview, selfReviewGate } from "./self-review-gate.js";
+import { expandScaffold } from "../scaffold/index.js";
+import { parseReview, reviewMessages, selfReviewGate, REVIEW_GRAMMAR } from "./self-review-gate.js";
 
 const candidate = loadSeedPackages().find((pkg) => pkg.manifest.name === "longest-increasing-subsequence")!;
 const rubric = readRubric(null);
@@ -43,6 +44,35 @@ describe("parseReview", () => {
     expect(parseReview("verdict: accept ... on reflection **Verdict: REJECT**")).toBe("reject");
     expect(parseReview("I think it is good")).toBe("unparseable");
   });
+
+  it("reads a last line that is the bare word (a recorded Qwen2.5-Coder-0.5B review was exactly \"ACCEPT\")", () => {
+    expect(parseReview("ACCEPT")).toBe("accept");
+    expect(parseReview("1. The hint gives the answer.\n**REJECT**")).toBe("reject");
+    expect(parseReview("Reject it if any criterion fails.\nThe task looks fine")).toBe("unparseable");
+    expect(parseReview("I would not accept this")).toBe("unparseable");
+  });
+});
+
+describe("reviewMessages", () => {
+  const authored = `NAME = "parity"\nTITLE = "Parity"\nDESCRIPTION = "Say whether a number is even."\nHINT = "Look at the last digit."\nSKILLS = ["arithmetic"]\n\ndef generate(rng):\n    return rng.randint(1, 999)\n\ndef render(instance):\n    return f"Is {instance} even? Reply yes or no."\n\ndef solve(instance):\n    return "yes" if instance % 2 == 0 else "no"\n`;
+  const scaffolded = fromPackageDocument({
+    manifest: { schemaVersion: 1, interaction: "single-turn", rewardRange: [0, 1], passThreshold: 1, difficulty: {}, name: "parity", title: "Parity", description: "Say whether a number is even.", maxTurns: 1, hint: "Look at the last digit.", skills: ["arithmetic"], scenario: "parity", provenance: { origin: "designer", createdAt: "2026-12-01T00:00:00.000Z" } },
+    files: { "env.py": expandScaffold(authored).envSource, "oracle.py": expandScaffold(authored).oracleSource },
+  });
+
+  it("shows a scaffolded package as the Designer's functions and what the scaffold does, not the template", () => {
+    const user = reviewMessages(scaffolded, rubric)[1]?.content ?? "";
+    expect(user).toContain("def solve(instance):");
+    expect(user).toContain("a reply earns reward 1 when it equals solve(instance)");
+    expect(user).not.toContain("envforge scaffold: everything below");
+    expect(user).not.toContain("def act(");
+  });
+
+  it("shows a free-form package whole", () => {
+    const user = reviewMessages(candidate, rubric)[1]?.content ?? "";
+    expect(user).toContain("class LongestIncreasingSubsequenceEnv");
+    expect(user).toContain("oracle.py:");
+  });
 });
 
 describe("self-review gate (scripted fake reviewer: control flow only)", () => {
@@ -61,6 +91,15 @@ describe("self-review gate (scripted fake reviewer: control flow only)", () => {
     expect(await selfReviewGate().check(candidate, context(scriptedReviewer(["hmm", "", "no idea"]).model))).toMatchObject({ status: "reject", reason: "review_unparseable" });
   });
 
+  it("asks for the review grammar unless admission.reviewGrammar is off", async () => {
+    const on = scriptedReviewer(["VERDICT: ACCEPT"]);
+    await selfReviewGate().check(candidate, context(on.model, { reviews: 1 }));
+    expect(on.seen[0]?.options.grammar).toBe(REVIEW_GRAMMAR);
+    const off = scriptedReviewer(["VERDICT: ACCEPT"]);
+    await selfReviewGate().check(candidate, context(off.model, { reviews: 1, reviewGrammar: false }));
+    expect(off.seen[0]?.options.grammar).toBeUndefined();
+  });
+
   it("rejects without a model", async () => {
     const { model: _model, ...withoutModel } = context(scriptedReviewer([]).model);
     expect(await selfReviewGate().check(candidate, withoutModel)).toMatchObject({ status: "reject", reason: "model_missing" });
@@ -68,15 +107,16 @@ describe("self-review gate (scripted fake reviewer: control flow only)", () => {
 });
 
 describe("self-review gate with the real embedded model", () => {
-  it("gets one review and turns it into a typed verdict with the reply as evidence", async () => {
+  it("gets one review under the review grammar, which always ends in a verdict line, with the reply as evidence", async () => {
     const model = await openModel("embedded");
     try {
-      const verdict = await selfReviewGate().check(small, context(model, { reviews: 1, reviewMaxTokens: 48, reviewTemperature: 0 }));
+      const verdict = await selfReviewGate().check(small, context(model, { reviews: 1, reviewMaxTokens: 256, reviewTemperature: 0 }));
       expect(verdict.gate).toBe("self-review");
       const reviews = (verdict.evidence as { reviews: { decision: string; text: string }[] }).reviews;
       expect(reviews).toHaveLength(1);
       expect(reviews[0]?.text.length).toBeGreaterThan(0);
       // the decision follows the reply: a verdict line decides, otherwise the gate rejects as unreviewable
+      expect(reviews[0]?.text).toMatch(/(^|\n)VERDICT: (ACCEPT|REJECT)$/);
       const expected = parseReview(reviews[0]?.text ?? "");
       expect(verdict.status === "pass" ? "accept" : verdict.reason).toBe(expected === "accept" ? "accept" : expected === "reject" ? "review_rejected" : "review_unparseable");
     } finally {

@@ -5,10 +5,10 @@ import type { CorpusDocument, EnvironmentRecord } from "../../spec/index.js";
 import { BwrapSandbox } from "../../adapters/sandbox/index.js";
 import { testAdmissionResources } from "../../testing/admission-resources.js";
 import { ScriptedModel } from "../../testing/scripted-model.js";
-import { buildGates } from "../admission/index.js";
+import { admit, buildGates } from "../admission/index.js";
 import { EMPTY_LEARNING_POTENTIAL } from "../rewards/index.js";
 import { designerPromptOf, runDesignStep } from "./design-step.js";
-import { SCAFFOLD_EXAMPLE } from "./designer-prompt.js";
+import { SCAFFOLD_EXAMPLES, promptExamplePackages } from "./designer-prompt.js";
 
 const corpus: CorpusDocument[] = Array.from({ length: 40 }, (_, index) => ({ id: `doc-${index}`, title: `Document ${index}`, text: `Text of document ${index}.` }));
 
@@ -130,16 +130,41 @@ describe("runDesignStep repair turns (scripted fake model, real gates)", () => {
     expect(result.design.repairs?.map((attempt) => attempt.completion)).toEqual([broken]);
   });
 
+  // the step's prompt (round 1, prompt group 0, empty memory) shows the built-in example this picks
+  const shownExample = () => SCAFFOLD_EXAMPLES[designerPromptOf({ config: parseConfig({}), round: 1, index: 0, corpus: corpus.slice(0, 3), memory: [] }).builtInExample ?? -1] ?? "";
+
   it("rejects a verbatim copy of the prompt's built-in example as a duplicate (Qwen2.5-Coder-0.5B answered a repair turn with it)", async () => {
-    const { result } = await step([`\`\`\`python\n${SCAFFOLD_EXAMPLE}\`\`\``], 0, ["static", "novelty"]);
+    const example = shownExample();
+    const name = /NAME = "([^"]+)"/.exec(example)?.[1];
+    const { result } = await step([`\`\`\`python\n${example}\`\`\``], 0, ["static", "novelty"]);
     expect(result.design.environmentId).toBeNull();
-    expect(result.design.verdicts.at(-1)).toMatchObject({ status: "reject", gate: "duplicate", reason: "duplicate", message: expect.stringMatching(/digit-sum .* shown in the prompt/) });
+    expect(result.design.verdicts.at(-1)).toMatchObject({ status: "reject", gate: "duplicate", reason: "duplicate", message: expect.stringContaining(`${name} (`) });
   });
 
   it("rejects a copy of the prompt's own built-in example as a near-duplicate (the example joins the novelty pool)", async () => {
-    const renamed = SCAFFOLD_EXAMPLE.replace('NAME = "digit-sum"', 'NAME = "sum-of-digits"').replace("Add the digits one at a time", "Add up the digits one at a time");
+    const example = shownExample();
+    const name = /NAME = "([^"]+)"/.exec(example)?.[1] ?? "";
+    const renamed = example.replace(`NAME = "${name}"`, 'NAME = "renamed-copy"').replace('HINT = "', 'HINT = "Think first. ');
     const { result } = await step([`\`\`\`python\n${renamed}\`\`\``], 0, ["static", "novelty"]);
     expect(result.design.environmentId).toBeNull();
-    expect(result.design.verdicts.at(-1)).toMatchObject({ status: "reject", gate: "novelty", evidence: { text: { name: "digit-sum" } } });
+    expect(result.design.verdicts.at(-1)).toMatchObject({ status: "reject", gate: "novelty", evidence: { text: { name } } });
+  });
+
+  it("rotates the built-in examples over prompt groups and rounds, and every one passes the mechanical gates", async () => {
+    const config = parseConfig({ designer: { samplesPerPrompt: 2 } });
+    const shown = [0, 1, 2, 3, 4, 5].map((index) => designerPromptOf({ config, round: 1, index, corpus, memory: [] }).builtInExample);
+    expect(shown).toEqual([1, 1, 2, 2, 0, 0]);
+    expect(designerPromptOf({ config, round: 2, index: 0, corpus, memory: [] }).builtInExample).toBe(2);
+    const sandbox = new BwrapSandbox();
+    try {
+      for (const index of SCAFFOLD_EXAMPLES.keys()) {
+        const [pkg] = promptExamplePackages({ builtInExample: index });
+        const gateConfig = parseConfig({ admission: { skip: ["self-review", "novelty", "calibration"] } });
+        const result = await admit(pkg!, buildGates(gateConfig.admission), { sandbox, settings: gateConfig.admission, pool: [], ...testAdmissionResources() });
+        expect({ index, rejected: result.verdicts.filter((verdict) => verdict.status === "reject") }).toEqual({ index, rejected: [] });
+      }
+    } finally {
+      await sandbox.close();
+    }
   });
 });

@@ -254,5 +254,6 @@ export function designerPromptOf(input: Pick<DesignStepInput, "config" | "round"
   const heldOut = new Set(input.heldOut ?? []);
   const before = input.memory.filter((record) => (record.round === null || record.round < round) && !heldOut.has(record.id));
   const examples = rankExamples(before, config.designer.memoryExamples, random).map((record) => record.package);
-  return buildDesignerPrompt(documents, examples, config.designer.format);
+  // the built-in example rotates over prompt groups and rounds
+  return buildDesignerPrompt(documents, examples, config.designer.format, round + group);
 }

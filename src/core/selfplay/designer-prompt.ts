@@ -20,8 +20,8 @@ export interface DesignerPrompt {
   readonly exampleNames: readonly string[];
   /** The reply format asked for. */
   readonly format: DesignFormat;
-  /** Whether the prompt shows {@link SCAFFOLD_EXAMPLE} (then it joins the novelty pool: {@link promptExamplePackages}). */
-  readonly showsBuiltInExample: boolean;
+  /** Index in {@link SCAFFOLD_EXAMPLES} of the built-in example the prompt shows (it then joins the novelty pool: {@link promptExamplePackages}); null when it shows none. */
+  readonly builtInExample: number | null;
 }
 
 const CLASS_SYSTEM = `You are the Designer. You write new training environments for a language-model agent.
@@ -55,15 +55,18 @@ const SCAFFOLD_FORMAT = `Write ONE new task as ONE \`\`\`python block that defin
 - generate(rng): returns a new random instance; rng is a random.Random, the only source of randomness
 - render(instance): returns the task text shown to the agent; it holds everything needed to work out the answer, says the answer format, and never contains the answer
 - solve(instance): returns the correct answer (a number, a word, or a list of numbers)
-The agent's reply wins when it equals solve(instance).`;
+The agent's reply wins when it equals solve(instance). Keep each instance small (a few values) so the agent can work out the answer without a computer.`;
 
 /**
- * The worked example of the scaffolded format when memory holds no scaffolded
- * environment: a short task written for this prompt by envforge's authors (not
- * model output). It joins the novelty pool of every design whose prompt shows
- * it, so a copy of it is rejected as a near-duplicate.
+ * The worked examples of the scaffolded format, shown one per prompt when memory
+ * holds no scaffolded environment (the prompt's `variant` picks which): short tasks
+ * written for this prompt by envforge's authors (not model output), with different
+ * instance shapes (one number, a list, a name looked up in a constant) so a small
+ * model sees more than one way to write `generate` and `render`. The one a prompt
+ * shows joins the novelty pool of its designs, so a copy of it is rejected.
  */
-export const SCAFFOLD_EXAMPLE = `NAME = "digit-sum"
+export const SCAFFOLD_EXAMPLES: readonly string[] = [
+  `NAME = "digit-sum"
 TITLE = "Sum of digits"
 DESCRIPTION = "The agent sees a number and answers with the sum of its digits."
 HINT = "Add the digits one at a time from left to right."
@@ -77,45 +80,85 @@ def render(instance):
 
 def solve(instance):
     return sum(int(digit) for digit in str(instance["number"]))
-`;
+`,
+  `NAME = "largest-gap"
+TITLE = "Largest gap between neighbours"
+DESCRIPTION = "The agent sees a short list of numbers and answers with the largest difference between two neighbouring numbers."
+HINT = "Compare each number with the next one and keep the largest difference."
+SKILLS = ["arithmetic", "lists"]
+
+def generate(rng):
+    return {"numbers": [rng.randint(1, 99) for _ in range(rng.randint(4, 7))]}
+
+def render(instance):
+    shown = ", ".join(str(number) for number in instance["numbers"])
+    return f"Numbers: {shown}. What is the largest difference between two neighbouring numbers? Reply with one integer."
+
+def solve(instance):
+    numbers = instance["numbers"]
+    return max(abs(left - right) for left, right in zip(numbers, numbers[1:]))
+`,
+  `NAME = "weekday-offset"
+TITLE = "Day of the week after some days"
+DESCRIPTION = "The agent is told today's weekday and a number of days and answers with the weekday that many days later."
+HINT = "Only the remainder of the number of days divided by 7 matters."
+SKILLS = ["modular arithmetic", "calendars"]
+
+DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+def generate(rng):
+    return {"today": rng.randrange(7), "days": rng.randint(2, 60)}
+
+def render(instance):
+    return f"Today is {DAYS[instance['today']]}. Which day of the week is it {instance['days']} days from now? Reply with the day's name."
+
+def solve(instance):
+    return DAYS[(instance["today"] + instance["days"]) % 7]
+`,
+];
 
 /**
  * Builds the Designer prompt (SPADE corpus grounding): k corpus documents as
  * inspiration, m environments from memory, and the reply format the parser
  * expects. In the `scaffold` format (the default) the memory environments are
  * listed by title as tasks to differ from, and one short worked example is shown:
- * the first scaffolded memory environment's authored code, else
- * {@link SCAFFOLD_EXAMPLE} (whole 200-line seed classes are what small models copy
- * or stop after). In the `class` format each memory environment is shown whole as
- * a worked example of the three-block format.
+ * the first scaffolded memory environment's authored code, else one of
+ * {@link SCAFFOLD_EXAMPLES} picked by `variant` (whole 200-line seed classes are
+ * what small models copy or stop after). In the `class` format each memory
+ * environment is shown whole as a worked example of the three-block format.
  *
  * @param documents corpus documents to ground the design (k of them)
  * @param examples environments from memory, best first (m of them)
  * @param format the reply format to ask for @default "scaffold"
+ * @param variant which built-in example to show (taken modulo their count) @default 0
  */
-export function buildDesignerPrompt(documents: readonly CorpusDocument[], examples: readonly EnvPackage[], format: DesignFormat = "scaffold"): DesignerPrompt {
-  const messages = format === "scaffold" ? scaffoldMessages(documents, examples) : classMessages(documents, examples);
+export function buildDesignerPrompt(documents: readonly CorpusDocument[], examples: readonly EnvPackage[], format: DesignFormat = "scaffold", variant = 0): DesignerPrompt {
+  const builtIn = format === "scaffold" && !examples.some(isScaffolded) ? variant % SCAFFOLD_EXAMPLES.length : null;
+  const messages = format === "scaffold" ? scaffoldMessages(documents, examples, builtIn) : classMessages(documents, examples);
   return {
     messages,
     hash: createHash("sha256").update(JSON.stringify(messages)).digest("hex"),
     corpusDocumentIds: documents.map((document) => document.id),
     exampleNames: examples.map((example) => example.manifest.name),
     format,
-    showsBuiltInExample: format === "scaffold" && !examples.some(isScaffolded),
+    builtInExample: builtIn,
   };
 }
 
-let builtInExample: EnvPackage | undefined;
+const builtInPackages = new Map<number, EnvPackage>();
 
 /**
- * The packages a prompt shows that are not in memory: {@link SCAFFOLD_EXAMPLE}
- * when the prompt shows it, else none. The design step adds them to the novelty
- * pool, so a copy of the prompt's own example is rejected as a near-duplicate.
+ * The packages a prompt shows that are not in memory: its entry of
+ * {@link SCAFFOLD_EXAMPLES} when it shows one, else none. The design step adds
+ * them to the novelty pool, so a copy of the prompt's own example is rejected as a
+ * near-duplicate.
  */
-export function promptExamplePackages(prompt: Pick<DesignerPrompt, "showsBuiltInExample">): EnvPackage[] {
-  if (!prompt.showsBuiltInExample) return [];
+export function promptExamplePackages(prompt: Pick<DesignerPrompt, "builtInExample">): EnvPackage[] {
+  const index = prompt.builtInExample;
+  if (index === null) return [];
+  let builtInExample = builtInPackages.get(index);
   if (builtInExample === undefined) {
-    const parsed = parseDesign(`\`\`\`python\n${SCAFFOLD_EXAMPLE}\`\`\``, {
+    const parsed = parseDesign(`\`\`\`python\n${SCAFFOLD_EXAMPLES[index]}\`\`\``, {
       origin: "seed",
       parentId: null,
       generation: 0,
@@ -124,8 +167,9 @@ export function promptExamplePackages(prompt: Pick<DesignerPrompt, "showsBuiltIn
       corpusDocumentIds: [],
       createdAt: "2026-12-01T00:00:00.000Z",
     });
-    if (!parsed.ok) throw new Error(`the built-in scaffold example does not parse: ${parsed.verdict.status === "reject" ? parsed.verdict.message : ""}`);
+    if (!parsed.ok) throw new Error(`built-in scaffold example ${index} does not parse: ${parsed.verdict.status === "reject" ? parsed.verdict.message : ""}`);
     builtInExample = parsed.package;
+    builtInPackages.set(index, builtInExample);
   }
   return [builtInExample];
 }
@@ -140,9 +184,10 @@ function referenceMaterial(documents: readonly CorpusDocument[]): string[] {
   return ["Reference material to base the new task on:", ...documents.map((document) => `- ${document.title ? `${document.title}: ` : ""}${document.text}`), ""];
 }
 
-function scaffoldMessages(documents: readonly CorpusDocument[], examples: readonly EnvPackage[]): ChatMessage[] {
+function scaffoldMessages(documents: readonly CorpusDocument[], examples: readonly EnvPackage[], builtIn: number | null): ChatMessage[] {
   const worked = examples.find(isScaffolded);
-  const parts = [SCAFFOLD_FORMAT, "", "Example of the format (a different task):", "```python", (worked === undefined ? SCAFFOLD_EXAMPLE : authoredSource(worked.envSource)).trim(), "```", ""];
+  const shown = worked === undefined ? (SCAFFOLD_EXAMPLES[builtIn ?? 0] ?? "") : authoredSource(worked.envSource);
+  const parts = [SCAFFOLD_FORMAT, "", "Example of the format (a different task):", "```python", shown.trim(), "```", ""];
   if (examples.length > 0) {
     parts.push("Tasks that already exist (write something different):", ...examples.map((example) => `- ${example.manifest.title}`), "");
   }
