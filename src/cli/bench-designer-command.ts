@@ -171,6 +171,7 @@ export async function benchDesignerCommand(flags: BenchDesignerFlags, write: (te
   write(`machine: ${availableParallelism()} cores, load average ${loadavg().map((value) => value.toFixed(2)).join(" ")}\n`);
   write(`designs ${result.designs}: parsed ${result.parsed} (${percent(result.parsed, result.designs)}; first attempt ${result.parsedFirstAttempt}), admitted ${result.admitted} (${percent(result.admitted, result.designs)}; first attempt ${result.admittedFirstAttempt}), mean attempts ${result.meanAttempts.toFixed(2)}\n`);
   write(`per stage (final verdicts): ${Object.entries(result.perGate).map(([gate, count]) => `${gate} ${count.passed}/${count.ran}`).join(", ")}\n`);
+  write(`per stage (all ${result.attempts} attempts): ${Object.entries(result.perGateAttempts).map(([gate, count]) => `${gate} ${count.passed}/${count.ran}`).join(", ")}\n`);
   write(`rejections: ${Object.entries(result.rejections).map(([reason, value]) => `${reason} ${value}`).join(", ") || "none"}\n`);
   write(`near-copies of the prompt's examples: ${result.nearCopies} (admitted ${result.nearCopiesAdmitted})\n`);
   write(`${result.secondsPerDesign} s per design (model ${result.modelSecondsPerDesign} s), ${result.tokensPerDesign} tokens per design, ${result.tokensPerSecond} tokens/s\n`);

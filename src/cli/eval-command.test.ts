@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteEvalStore } from "../adapters/store/index.js";
-import { compareEvaluations, summarizeEvaluation } from "../core/eval/index.js";
+import { compareEvaluations, comparisonWarnings, summarizeEvaluation } from "../core/eval/index.js";
 import { ConfigError, type ItemResult } from "../spec/index.js";
 import { evalStorePath, resolveEvalConfig } from "./eval-command.js";
 import { evaluationJson, formatComparison } from "./eval-report.js";
@@ -54,5 +54,17 @@ describe("--compare and --json", () => {
     expect(json.suites[0]).toMatchObject({ name: "reasoning-gym", items: 70, winRate: 0.8 });
     expect(json.buckets.Math).toMatchObject({ winRate: 0.8, low: expect.any(Number), high: expect.any(Number) });
     store.close();
+  });
+
+  it("warns when the two evaluations hold different tasks or items per task, and not when they match", () => {
+    const summary = (tasks: Record<string, number>, suite = "reasoning-gym") =>
+      summarizeEvaluation(Object.entries(tasks).flatMap(([task, count]) => Array.from({ length: count }, (_, index) => item(suite, task, "Math", index, index === 0))));
+    expect(comparisonWarnings(summary({ lcm: 2, gcd: 2 }), summary({ gcd: 2, lcm: 2 }))).toEqual([]);
+    expect(comparisonWarnings(summary({ lcm: 2, gcd: 2 }), summary({ lcm: 2, primes: 2 }))).toEqual([
+      "reasoning-gym: 1 task only in A (gcd): its suite and bucket rows mix task sets",
+      "reasoning-gym: 1 task only in B (primes): its suite and bucket rows mix task sets",
+    ]);
+    expect(comparisonWarnings(summary({ lcm: 2 }), summary({ lcm: 5 }))).toEqual(["reasoning-gym: items per task differ (lcm (2 vs 5)): pooled rows weight tasks differently"]);
+    expect(comparisonWarnings(summary({ lcm: 2 }), summary({ lcm: 2 }, "holdout"))).toEqual(["suite only in A: reasoning-gym (no row)", "suite only in B: holdout (no row)"]);
   });
 });

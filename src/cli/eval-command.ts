@@ -1,8 +1,9 @@
+import { escapeControlCharacters } from "./terminal-text.js";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
-import { compareEvaluations, heldOutSeeds, QUESTION_PROMPT_VERSION, runEvaluation, summarizeEvaluation, type PlannedEnvironment, type SuitePlan } from "../core/eval/index.js";
+import { compareEvaluations, comparisonWarnings, heldOutSeeds, QUESTION_PROMPT_VERSION, runEvaluation, summarizeEvaluation, type PlannedEnvironment, type SuitePlan } from "../core/eval/index.js";
 import { ensureHoldout, readHoldout, withoutHoldout } from "../core/holdout/index.js";
 import { RUN_FILES } from "../core/selfplay/index.js";
 import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
@@ -112,7 +113,7 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
       createdAt: new Date().toISOString(),
     };
     evalStore = new SqliteEvalStore(storePath);
-    if (plans.some((suite) => suite.kind === "environments")) sandbox = openSandbox(config.sandbox);
+    if (plans.some((suite) => suite.kind === "environments")) sandbox = openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`));
     model = flags.run === undefined ? await openModel(config.model.spec, { ...modelOptionsOf(config), sequences: settings.concurrency }) : (await openCheckpointModel(flags.run, step ?? 0, settings.concurrency)).model;
     removeStopHandlers = onStopSignals(() => {
       progress.stop();
@@ -234,8 +235,14 @@ function readStoreCommand(flags: EvalFlags): number {
     };
     const a = find(first);
     const b = find(second);
-    const rows = compareEvaluations(summarizeEvaluation(store.listItems(a.id)), summarizeEvaluation(store.listItems(b.id)));
-    process.stdout.write(flags.json === true ? `${JSON.stringify({ a: { id: a.id, model: a.model, checkpoint: a.checkpoint }, b: { id: b.id, model: b.model, checkpoint: b.checkpoint }, rows }, null, 2)}\n` : `${formatComparison(a, b, rows)}\n`);
+    const [summaryA, summaryB] = [summarizeEvaluation(store.listItems(a.id)), summarizeEvaluation(store.listItems(b.id))];
+    const rows = compareEvaluations(summaryA, summaryB);
+    const warnings = comparisonWarnings(summaryA, summaryB);
+    process.stdout.write(
+      flags.json === true
+        ? `${JSON.stringify({ a: { id: a.id, model: a.model, checkpoint: a.checkpoint }, b: { id: b.id, model: b.model, checkpoint: b.checkpoint }, rows, warnings }, null, 2)}\n`
+        : `${formatComparison(a, b, rows)}\n${warnings.map((warning) => `warning: ${escapeControlCharacters(warning)}\n`).join("")}`,
+    );
     return 0;
   } finally {
     store.close();

@@ -127,7 +127,7 @@ export async function evolveCommand(flags: EvolveFlags): Promise<number> {
   if (from === undefined) throw new ConfigError("evolve needs --from DIR|POOL (a package folder, a folder of packages, a run directory, or \"seeds\")");
   const candidates = loadCandidates(from);
   const rubrics = readRubrics(config.evolution.rubrics ?? DEFAULT_RUBRICS_PATH);
-  const sandbox = openSandbox(config.sandbox);
+  const sandbox = openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`));
   const model = new LazyModel(config.model.spec, () =>
     openModel(config.model.spec, modelOptionsOf(config)),
   );

@@ -97,7 +97,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   }
   // refusals that need nothing started come before the run's folder and store are written
   trainerPlanOf(config);
-  const sandbox = openSandbox(config.sandbox);
+  const sandbox = openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`));
   const corpus = readCorpus(config.corpus.path);
   const admission = admissionResources(config);
   const seeds = loadSeedPackages();

@@ -40,6 +40,7 @@ export interface SandboxSettings {
 /**
  * The one place a sandbox backend is chosen from configuration. The `remote` backend reads its
  * bearer token from the environment variable `remote.tokenEnv` of `environment`.
+ * @param warn told what the user should know: a `process` backend without a jail, a `remote` server that failed
  * @param environment process environment (injected for tests). @default process.env
  * @throws SandboxUnavailableError when the backend cannot start here, `process` is chosen without `trustedCode`, or `remote` without server URLs
  */
@@ -54,6 +55,7 @@ export function openSandbox(settings: SandboxSettings, warn?: (message: string) 
       connectTimeoutMs: remote.connectTimeoutMs,
       heartbeatMs: remote.heartbeatMs,
       cooldownMs: remote.cooldownMs,
+      ...(warn ? { warn } : {}),
     });
   }
   const common = {

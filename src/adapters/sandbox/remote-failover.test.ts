@@ -101,7 +101,8 @@ describe("remote sandbox backend: a server SIGKILLed during a run", () => {
     await single.close();
     expect(reference.every((outcome) => outcome.kind === "ok" && outcome.value.turns.length === 10 && outcome.value.failure === undefined)).toBe(true);
 
-    const remote = new RemoteSandbox({ urls: [survivorUrl, victimUrl], heartbeatMs: 1000 });
+    const warnings: string[] = [];
+    const remote = new RemoteSandbox({ urls: [survivorUrl, victimUrl], heartbeatMs: 1000, warn: (message) => warnings.push(message) });
     const watched: Watched[] = [];
     const completions: number[] = [];
     const run = playEpisodeJobs(watching(remote, watched), jobs, { concurrency: 4, onEpisode: (index) => completions.push(index) });
@@ -122,6 +123,9 @@ describe("remote sandbox backend: a server SIGKILLed during a run", () => {
     expect(midEpisode?.session.server === null || midEpisode?.session.server === survivorUrl).toBe(true); // it moved
     expect(outcomes).toEqual(reference); // same seeds, same actions: the same episodes, as one server plays them
     expect([...completions].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]); // each exactly once
+    // the user is told once, naming the server, although several sessions lost it
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(new RegExp(`^sandbox server ${victimUrl.replace(/[.:/]/g, "\\$&")} failed \\(.+\\); it is skipped for 30 s and its episodes are replayed on the other servers$`));
     await remote.close();
     expect(remote.servers()).toEqual([
       { url: survivorUrl, inFlight: 0 },

@@ -16,6 +16,8 @@ export interface RemoteSandboxOptions {
   readonly cooldownMs?: number;
   /** Milliseconds clock of the cool-down (injected for tests). @default Date.now */
   readonly now?: () => number;
+  /** Told once each time a server is taken for dead or refuses sessions and starts its cool-down (its sessions move to other servers). @default none */
+  readonly warn?: (message: string) => void;
 }
 
 /**
@@ -38,7 +40,10 @@ export class RemoteSandbox implements Sandbox {
 
   constructor(private readonly options: RemoteSandboxOptions) {
     if (options.urls.length === 0) throw new SandboxUnavailableError("the remote sandbox backend needs at least one server URL (sandbox.remote.urls)");
-    this.pool = new ServerPool(options.urls, options.cooldownMs ?? 30_000, options.now ?? Date.now);
+    const warn = options.warn;
+    this.pool = new ServerPool(options.urls, options.cooldownMs ?? 30_000, options.now ?? Date.now, (url, reason, cooldownMs) =>
+      warn?.(`sandbox server ${url} failed (${reason}); it is skipped for ${Math.round(cooldownMs / 1000)} s and its episodes are replayed on the other servers`),
+    );
   }
 
   /** The servers with this process's sessions in flight on each. */

@@ -29,11 +29,13 @@ export class ServerPool {
    * @param urls server roots, in order of preference for ties
    * @param cooldownMs milliseconds a failed server is skipped
    * @param now milliseconds clock (injected for tests)
+   * @param onDown called when a usable server is marked down (not again while it cools down), e.g. to tell the user
    */
   constructor(
     urls: readonly string[],
     private readonly cooldownMs: number,
     private readonly now: () => number = Date.now,
+    private readonly onDown: (url: string, reason: string, cooldownMs: number) => void = () => undefined,
   ) {
     this.servers = urls.map((url) => ({ url, inFlight: 0, downUntil: 0, reason: "" }));
   }
@@ -68,11 +70,14 @@ export class ServerPool {
     server.inFlight = Math.max(0, server.inFlight - 1);
   }
 
-  /** Skips `url` for the cool-down, remembering `reason`. */
+  /** Skips `url` for the cool-down, remembering `reason`; tells `onDown` when the server was usable until now. */
   markDown(url: string, reason: string): void {
     const server = this.state(url);
-    server.downUntil = this.now() + this.cooldownMs;
+    const time = this.now();
+    const wasUsable = server.downUntil <= time;
+    server.downUntil = time + this.cooldownMs;
     server.reason = reason;
+    if (wasUsable) this.onDown(url, reason, this.cooldownMs);
   }
 
   /** Why no server is usable: each server with its last failure, or `cooling down` / the reason it was skipped for this call. */

@@ -33,3 +33,31 @@ export function compareEvaluations(a: EvaluationSummary, b: EvaluationSummary): 
   }
   return rows;
 }
+
+/**
+ * Why the suite and bucket rows of a comparison may not compare like with like: suites or tasks
+ * only one evaluation holds, and tasks with a different number of items (the pooled rows then mix
+ * task sets or weights). Empty when both evaluations cover the same tasks with the same items.
+ */
+export function comparisonWarnings(a: EvaluationSummary, b: EvaluationSummary): string[] {
+  const warnings: string[] = [];
+  const names = (summary: EvaluationSummary) => new Set(summary.suites.map((suite) => suite.name));
+  for (const [only, summary, other] of [["A", a, b], ["B", b, a]] as const) {
+    const missing = [...names(summary)].filter((name) => !names(other).has(name));
+    if (missing.length > 0) warnings.push(`suite${missing.length === 1 ? "" : "s"} only in ${only}: ${missing.join(", ")} (no row)`);
+  }
+  for (const suite of a.suites) {
+    const other = b.suites.find((candidate) => candidate.name === suite.name);
+    if (other === undefined) continue;
+    const onlyA = suite.tasks.filter((task) => !other.tasks.some((candidate) => candidate.name === task.name)).map((task) => task.name);
+    const onlyB = other.tasks.filter((task) => !suite.tasks.some((candidate) => candidate.name === task.name)).map((task) => task.name);
+    const resized = suite.tasks.flatMap((task) => {
+      const otherTask = other.tasks.find((candidate) => candidate.name === task.name);
+      return otherTask !== undefined && otherTask.items !== task.items ? [`${task.name} (${task.items} vs ${otherTask.items})`] : [];
+    });
+    if (onlyA.length > 0) warnings.push(`${suite.name}: ${onlyA.length} task${onlyA.length === 1 ? "" : "s"} only in A (${onlyA.slice(0, 5).join(", ")}${onlyA.length > 5 ? ", …" : ""}): its suite and bucket rows mix task sets`);
+    if (onlyB.length > 0) warnings.push(`${suite.name}: ${onlyB.length} task${onlyB.length === 1 ? "" : "s"} only in B (${onlyB.slice(0, 5).join(", ")}${onlyB.length > 5 ? ", …" : ""}): its suite and bucket rows mix task sets`);
+    if (resized.length > 0) warnings.push(`${suite.name}: items per task differ (${resized.slice(0, 5).join(", ")}${resized.length > 5 ? ", …" : ""}): pooled rows weight tasks differently`);
+  }
+  return warnings;
+}

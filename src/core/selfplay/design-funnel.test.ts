@@ -36,6 +36,9 @@ describe("designFunnel", () => {
       admittedFirstAttempt: 1,
       admittedFraction: 0.5,
       perGate: { parse: { ran: 4, passed: 3 }, static: { ran: 3, passed: 3 }, executable: { ran: 2, passed: 1 } },
+      attempts: 7,
+      // design 1's repaired attempt and design 2's two earlier ones count too
+      perGateAttempts: { parse: { ran: 7, passed: 5 }, static: { ran: 3, passed: 3 }, executable: { ran: 4, passed: 1 } },
       admittedOnTurn: { "0": 1, "2": 1 },
       rejections: { "parse:missing_environment": 1, "executable:reset_failed": 1 },
       meanAttempts: 7 / 4,

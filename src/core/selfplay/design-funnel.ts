@@ -24,6 +24,10 @@ export interface DesignFunnel {
   readonly admittedFraction: number;
   /** Final verdicts per stage, in the order stages first appear. */
   readonly perGate: Readonly<Record<string, StageCount>>;
+  /** Attempts of every design (first attempts and repair turns). */
+  readonly attempts: number;
+  /** Verdicts per stage over every attempt, repaired ones included: how far attempts get, where `perGate` shows only where designs ended. */
+  readonly perGateAttempts: Readonly<Record<string, StageCount>>;
   /** Admitted designs by the attempt that admitted them (`"0"` = first attempt). */
   readonly admittedOnTurn: Readonly<Record<string, number>>;
   /** Final reject reasons, `stage:reason` → count. */
@@ -35,6 +39,7 @@ export interface DesignFunnel {
 /** The {@link DesignFunnel} of stored designs. Pure. */
 export function designFunnel(designs: readonly DesignRecord[]): DesignFunnel {
   const perGate: Record<string, { ran: number; passed: number }> = {};
+  const perGateAttempts: Record<string, { ran: number; passed: number }> = {};
   const admittedOnTurn: Record<string, number> = {};
   const rejections: Record<string, number> = {};
   let parsed = 0;
@@ -49,11 +54,10 @@ export function designFunnel(designs: readonly DesignRecord[]): DesignFunnel {
     if (passedParse(design.verdicts)) parsed += 1;
     if (passedParse(first)) parsedFirst += 1;
     for (const verdict of design.verdicts) {
-      const stage = (perGate[verdict.gate] ??= { ran: 0, passed: 0 });
-      stage.ran += 1;
-      if (verdict.status === "pass") stage.passed += 1;
-      else rejections[`${verdict.gate}:${verdict.reason}`] = (rejections[`${verdict.gate}:${verdict.reason}`] ?? 0) + 1;
+      count(perGate, verdict);
+      if (verdict.status === "reject") rejections[`${verdict.gate}:${verdict.reason}`] = (rejections[`${verdict.gate}:${verdict.reason}`] ?? 0) + 1;
     }
+    for (const verdict of [...repairs.flatMap((attempt) => attempt.verdicts), ...design.verdicts]) count(perGateAttempts, verdict);
     if (design.environmentId !== null) {
       admitted += 1;
       admittedOnTurn[String(repairs.length)] = (admittedOnTurn[String(repairs.length)] ?? 0) + 1;
@@ -68,10 +72,18 @@ export function designFunnel(designs: readonly DesignRecord[]): DesignFunnel {
     admittedFirstAttempt: admittedFirst,
     admittedFraction: designs.length === 0 ? 0 : admitted / designs.length,
     perGate,
+    attempts,
+    perGateAttempts,
     admittedOnTurn,
     rejections,
     meanAttempts: designs.length === 0 ? 0 : attempts / designs.length,
   };
+}
+
+function count(stages: Record<string, { ran: number; passed: number }>, verdict: Verdict): void {
+  const stage = (stages[verdict.gate] ??= { ran: 0, passed: 0 });
+  stage.ran += 1;
+  if (verdict.status === "pass") stage.passed += 1;
 }
 
 function passedParse(verdicts: readonly Verdict[]): boolean {
