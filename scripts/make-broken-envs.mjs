@@ -103,17 +103,20 @@ ${extraStep}${move ?? `        command = action.strip().lower()
 }
 const COUNTER_ORACLE = "def act(env, observation):\n    return \"inc\" if env.value < env.target else \"dec\"\n";
 
-// ---- template 3: constant-code vault (for hint and calibration fixtures) --------------------
+// ---- template 3: two-code vault (for hint and calibration fixtures) -------------------------
+// Each wing has its own fixed code (even rooms 4172, odd rooms 5293), so one fixed reply does not
+// win every seed (the negative-controls gate rejects that), while a Solver that remembers both
+// codes always wins (calibration's too_easy) and a hint can still state one of them.
 const CODE_MANIFEST = {
   schemaVersion: 1,
   name: "room-code",
   title: "Recall the room code",
-  description: "The agent is in one of many rooms and must reply with the building's four-digit code as 'Code: <digits>'. Reward 1.0 for the right code.",
+  description: "The agent is at the door of a room and must reply with its wing's four-digit code as 'Code: <digits>' (even-numbered rooms are in the east wing, odd-numbered rooms in the west wing). Reward 1.0 for the right code.",
   interaction: "single-turn",
   maxTurns: 1,
   rewardRange: [0, 1],
   passThreshold: 1,
-  hint: "The code never changes between rooms; remember it from earlier visits.",
+  hint: "A wing's code never changes between its rooms; remember both from earlier visits.",
   skills: ["recall"],
   scenario: "entering a building",
   difficulty: {},
@@ -126,6 +129,7 @@ class RoomCode:
     def reset(self, seed):
         rng = random.Random(seed)
         self.room = rng.randint(100, 999)
+        self.code = "4172" if self.room % 2 == 0 else "5293"
         self.done = False
         return f"You stand at the door of room {self.room}. Reply 'Code: <digits>'."
 
@@ -133,10 +137,10 @@ class RoomCode:
         if self.done:
             return ("The episode is over.", 0.0, True, False, {})
         self.done = True
-        correct = action.strip() == "Code: 4172"
+        correct = action.strip() == f"Code: {self.code}"
         return ("The door opens." if correct else "The door stays shut.", 1.0 if correct else 0.0, True, False, {})
 `;
-const CODE_ORACLE = "def act(env, observation):\n    return \"Code: 4172\"\n";
+const CODE_ORACLE = "def act(env, observation):\n    return f\"Code: {env.code}\"\n";
 
 const fixtures = [];
 function add(name, expected, why, { manifest = SUM_MANIFEST, env = sumEnv(), oracle = SUM_ORACLE, manifestText, pool } = {}) {
@@ -226,6 +230,7 @@ add("any-integer-accepted", ["negative-controls", "random_agent_passes"], "any i
 add("any-word-accepted", ["negative-controls", "random_agent_passes"], "any non-empty reply counts as correct", sum({ score: "        correct = action.strip() != ''" }));
 add("long-reply-accepted", ["negative-controls", "invalid_action_passes"], "long replies get the benefit of the doubt", sum({ score: "        correct = len(action.strip()) > 20 or action.strip() == f'Answer: {self.answer}'" }));
 add("bracketed-reply-accepted", ["negative-controls", "invalid_action_passes"], "a reply in angle brackets is treated as a wildcard", sum({ score: "        correct = action.strip().startswith('<<') or action.strip() == f'Answer: {self.answer}'" }));
+add("same-answer-every-seed", ["negative-controls", "fixed_reply_passes"], "asks whether five two-digit numbers add up to more than zero: the answer is 1 on every seed (a Qwen2.5-Coder-0.5B design did this)", sum({ reset: "        rng = random.Random(seed)\n        self.numbers = [rng.randint(10, 99) for _ in range(5)]\n        self.answer = 1 if sum(self.numbers) > 0 else 0\n        self.done = False\n        return 'Numbers: ' + ' '.join(str(n) for n in self.numbers) + \". Is their total above zero? Reply 'Answer: 1' for yes or 'Answer: 0' for no.\"" }));
 
 // 6 scorer contract
 add("substring-scorer", ["scorer-contract", "perturbed_answer_accepted"], "accepts any reply that contains the total anywhere", sum({ score: "        correct = str(self.answer) in action" }));
@@ -315,10 +320,10 @@ add("benchmark-in-observation", ["decontamination", "benchmark_overlap"], "the f
 add("benchmark-in-hint", ["decontamination", "benchmark_overlap"], "the hint pastes a benchmark puzzle", { manifest: { ...SUM_MANIFEST, hint: "Like the puzzle where three boxes are labelled apples, oranges and mixed, and every label is wrong: check each step." } });
 
 // 11 calibration (model-based; mechanically sound)
-add("calibration-too-easy", ["calibration", "too_easy"], "the code is the same in every room, so a Solver that remembers it always wins", { manifest: { ...CODE_MANIFEST }, env: CODE_ENV, oracle: CODE_ORACLE });
+add("calibration-too-easy", ["calibration", "too_easy"], "each wing's code is the same in all its rooms, so a Solver that remembers both always wins", { manifest: { ...CODE_MANIFEST }, env: CODE_ENV, oracle: CODE_ORACLE });
 add("calibration-impossible", ["calibration", "too_hard"], "a six-digit number is drawn and nothing about it is shown", {
   manifest: { ...CODE_MANIFEST, name: "hidden-number", title: "Name the hidden number", description: "A six-digit number is drawn and hidden. Reply with it as 'Code: <digits>'. Reward 1.0 when it is right.", hint: "There is no information to use; any six-digit number is equally likely." },
-  env: CODE_ENV.replace("class RoomCode:", "class HiddenNumber:").replace("self.room = rng.randint(100, 999)", "self.room = rng.randint(100, 999)\n        self.secret = rng.randint(100000, 999999)").replace('action.strip() == "Code: 4172"', 'action.strip() == f"Code: {self.secret}"'),
+  env: CODE_ENV.replace("class RoomCode:", "class HiddenNumber:").replace("self.room = rng.randint(100, 999)", "self.room = rng.randint(100, 999)\n        self.secret = rng.randint(100000, 999999)").replace('action.strip() == f"Code: {self.code}"', 'action.strip() == f"Code: {self.secret}"'),
   oracle: "def act(env, observation):\n    return f\"Code: {env.secret}\"\n",
 });
 

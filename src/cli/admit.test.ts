@@ -176,7 +176,8 @@ describe("model-gate fixtures", () => {
   }, 600_000);
 
   it("are rejected by calibration with a SCRIPTED Solver that always replies with the remembered code (no model)", async () => {
-    const solver = { maxTurns: 1, policy: () => ({ name: "remembers-4172", act: async () => ({ text: "Code: 4172" }) }) };
+    const remembered = (observation: string) => (Number(/room (\d+)/.exec(observation)?.[1]) % 2 === 0 ? "Code: 4172" : "Code: 5293");
+    const solver = { maxTurns: 1, policy: () => ({ name: "remembers-both-codes", act: async ({ observation }: { observation: string }) => ({ text: remembered(observation) }) }) };
     const easy = await calibrationGate().check(loadPackageFolder(join(CORPUS, "calibration-too-easy")), { ...context, solver });
     const impossible = await calibrationGate().check(loadPackageFolder(join(CORPUS, "calibration-impossible")), { ...context, solver });
     expect([easy.status === "reject" && easy.reason, impossible.status === "reject" && impossible.reason]).toEqual(["too_easy", "too_hard"]);

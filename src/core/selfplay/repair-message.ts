@@ -11,6 +11,7 @@ export const REPAIR_ADVICE: Readonly<Record<string, string>> = {
   hint_leaks_answer: "HINT must describe how to solve the task, not state the answer or a value from it.",
   text_near_duplicate: "Write a different task, not a copy of the example or of an existing task.",
   behaviour_copy: "Write a different task, not a copy of the example or of an existing task.",
+  fixed_reply_passes: "solve(instance) must depend on the instance: different seeds need different answers, so that one fixed reply cannot win every time.",
   random_agent_passes: "A random reply must not win: solve(instance) needs an answer that guessing rarely hits.",
   syntax_error: "Check the line named in the message: unbalanced brackets or quotes, or a statement cut off.",
   missing_environment: "Define generate(rng), render(instance) and solve(instance) at module level, in one python block.",
