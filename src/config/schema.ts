@@ -377,8 +377,15 @@ export const ConfigSchema = z
         benchmarkPath: z.string().min(1).nullable().default(null),
         /** Word n-gram length of the decontamination overlap. @default 13 */
         contaminationNgram: z.number().int().min(4).max(64).default(13),
-        /** Independent self-reviews by the model (EvoEnv K); any reject rejects. @default 3 */
+        /** Independent self-reviews by the model (EvoEnv K). @default 3 */
         reviews: z.number().int().min(1).max(16).default(3),
+        /**
+         * Rejecting reviews that reject the candidate: 1 = any reject rejects (EvoEnv); 2 of 3 = a majority, for a
+         * small model whose reviews are noisy (a Qwen2.5-Coder-1.5B design "sum of 4–7 numbers", a sound task, was
+         * rejected by one of its three reviews, which faulted the description for not saying what it says). Above `reviews` nothing is rejected by review
+         * (the gate still needs one parseable review). @default 1
+         */
+        reviewRejections: z.number().int().min(1).max(16).default(1),
         /** Rubric file of the self-review (Markdown); null = the shipped `rubrics/self-review.md`. @default null */
         rubricPath: z.string().min(1).nullable().default(null),
         /** New tokens per review. @default 256 */

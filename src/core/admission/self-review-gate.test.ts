@@ -91,7 +91,17 @@ describe("self-review gate (scripted fake reviewer: control flow only)", () => {
     expect(await selfReviewGate().check(candidate, context(scriptedReviewer(["hmm", "", "no idea"]).model))).toMatchObject({ status: "reject", reason: "review_unparseable" });
   });
 
-  it("asks for the review grammar unless admission.reviewGrammar is off", async () => {
+  it("rejects only at admission.reviewRejections rejecting reviews when that is above 1", async () => {
+    const replies = ["VERDICT: ACCEPT", "1. REJECT\nVERDICT: REJECT", "VERDICT: ACCEPT"];
+    expect(await selfReviewGate().check(candidate, context(scriptedReviewer(replies).model, { reviewRejections: 2 }))).toMatchObject({ status: "pass" });
+    expect(await selfReviewGate().check(candidate, context(scriptedReviewer([replies[1]!, replies[1]!, replies[0]!]).model, { reviewRejections: 2 }))).toMatchObject({
+      status: "reject",
+      reason: "review_rejected",
+      message: "2 of 3 reviews rejected the environment",
+    });
+  });
+
+    it("asks for the review grammar unless admission.reviewGrammar is off", async () => {
     const on = scriptedReviewer(["VERDICT: ACCEPT"]);
     await selfReviewGate().check(candidate, context(on.model, { reviews: 1 }));
     expect(on.seen[0]?.options.grammar).toBe(REVIEW_GRAMMAR);

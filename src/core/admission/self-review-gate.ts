@@ -50,7 +50,8 @@ export function reviewMessages(candidate: EnvPackage, rubric: string): ChatMessa
 /**
  * Gate 8, self-review (EvoEnv: K = 3 semantic reviews, any reject rejects):
  * the language model reviews the package `reviews` times against the rubric
- * (different sampling seeds). Replies without a verdict line abstain; when no
+ * (different sampling seeds); `reviewRejections` rejecting reviews reject it
+ * (default 1: any). Replies without a verdict line abstain; when no
  * reply has one, the candidate is rejected as unreviewable. Reason codes:
  * `review_rejected` (evidence: every reply, truncated), `review_unparseable`,
  * `model_missing`. Model errors propagate (the pipeline records `gate_error`).
@@ -75,7 +76,7 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
   }
   const evidence = { reviews: replies };
   const rejected = replies.filter((reply) => reply.decision === "reject").length;
-  if (rejected > 0) return reject("self-review", "review_rejected", `${rejected} of ${replies.length} reviews rejected the environment`, evidence);
+  if (rejected >= context.settings.reviewRejections) return reject("self-review", "review_rejected", `${rejected} of ${replies.length} reviews rejected the environment`, evidence);
   if (replies.every((reply) => reply.decision === "unparseable")) {
     return reject("self-review", "review_unparseable", `none of ${replies.length} reviews ended with a VERDICT line`, evidence);
   }
