@@ -6,7 +6,7 @@ import { SqliteEvalStore } from "../adapters/store/index.js";
 import { compareEvaluations, comparisonWarnings, summarizeEvaluation } from "../core/eval/index.js";
 import { ConfigError, type ItemResult } from "../spec/index.js";
 import { evalStorePath, resolveEvalConfig } from "./eval-command.js";
-import { evaluationJson, formatComparison } from "./eval-report.js";
+import { evaluationJson, formatComparison, planSummary } from "./eval-report.js";
 
 const folders: string[] = [];
 afterEach(() => {
@@ -66,5 +66,17 @@ describe("--compare and --json", () => {
     ]);
     expect(comparisonWarnings(summary({ lcm: 2 }), summary({ lcm: 5 }))).toEqual(["reasoning-gym: items per task differ (lcm (2 vs 5)): pooled rows weight tasks differently"]);
     expect(comparisonWarnings(summary({ lcm: 2 }), summary({ lcm: 2 }, "holdout"))).toEqual(["suite only in A: reasoning-gym (no row)", "suite only in B: holdout (no row)"]);
+  });
+
+  it("summarises a stored plan for --list, and reads a malformed one without throwing", () => {
+    const plan = {
+      suites: [
+        { name: "reasoning-gym", tasks: [{ name: "lcm" }, { name: "gcd" }], items: 2, seed: 1, difficulty: "hard" },
+        { name: "heldout-seeds", environments: [{ id: "env-a", seeds: [5, 6] }, { id: "env-b", seeds: [7] }] },
+      ],
+    };
+    expect(planSummary(plan)).toBe("reasoning-gym: 2 tasks × 2 items, seed 1, hard; heldout-seeds: 2 environments, 3 episodes");
+    expect(planSummary(null)).toBe("");
+    expect(planSummary({ suites: [null, { name: "x\u001b[2J" }] })).toBe("?; x\\x1b[2J");
   });
 });

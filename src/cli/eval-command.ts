@@ -14,7 +14,7 @@ import { bucketOfTask, DEFAULT_REASONING_GYM_TASKS, REASONING_GYM_TABLE_VERSION,
 import { ConfigError, packageId, type EvalRecord, type LanguageModel, type QuestionSuite, type Sandbox } from "../spec/index.js";
 import { checkpointSteps, openCheckpointModel, storedRunConfig } from "./eval-model.js";
 import { createEvalProgress } from "./eval-progress.js";
-import { evaluationJson, formatComparison, formatEvaluation } from "./eval-report.js";
+import { evaluationJson, formatComparison, planSummary, formatEvaluation } from "./eval-report.js";
 import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
 
@@ -222,7 +222,7 @@ function readStoreCommand(flags: EvalFlags): number {
       process.stdout.write(
         flags.json === true
           ? `${JSON.stringify(records.map(({ plan: _plan, ...record }) => record), null, 2)}\n`
-          : `${records.map((record) => `${record.id}  ${record.createdAt}  ${record.finishedAt === null ? "unfinished" : "finished  "}  ${record.items} items  ${record.model}${record.checkpoint === null ? "" : ` at ${record.checkpoint}`}  ${record.suiteVersion}`).join("\n")}\n`,
+          : `${records.map((record) => `${record.id}  ${record.createdAt}  ${record.finishedAt === null ? "unfinished" : "finished  "}  ${record.items} items  ${record.model}${record.checkpoint === null ? "" : ` at ${record.checkpoint}`}  ${record.suiteVersion}  (${planSummary(record.plan)})`).join("\n")}\n`,
       );
       return 0;
     }

@@ -67,3 +67,24 @@ export function formatComparison(a: EvalRecord, b: EvalRecord, rows: readonly Co
   lines.push("* = the interval excludes 0");
   return lines.join("\n");
 }
+
+/**
+ * One line per stored plan for `eval --list`: each suite with its tasks × items, seed and difficulty
+ * (question suites) or its environment and episode counts. The plan is read defensively: a plan
+ * from another version gives what it holds, never an exception.
+ */
+export function planSummary(plan: unknown): string {
+  const suites = (plan as { suites?: unknown } | null)?.suites;
+  if (!Array.isArray(suites)) return "";
+  return suites
+    .map((suite: { name?: unknown; tasks?: unknown; items?: unknown; seed?: unknown; difficulty?: unknown; environments?: unknown }) => {
+      const name = escapeControlCharacters(String(suite?.name ?? "?"));
+      if (Array.isArray(suite?.tasks)) return `${name}: ${suite.tasks.length} tasks × ${String(suite.items ?? "?")} items, seed ${String(suite.seed ?? "?")}, ${escapeControlCharacters(String(suite.difficulty ?? "default"))}`;
+      if (Array.isArray(suite?.environments)) {
+        const episodes = suite.environments.reduce((total: number, environment: { seeds?: unknown }) => total + (Array.isArray(environment?.seeds) ? environment.seeds.length : 0), 0);
+        return `${name}: ${suite.environments.length} environments, ${episodes} episodes`;
+      }
+      return name;
+    })
+    .join("; ");
+}
