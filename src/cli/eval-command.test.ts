@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteEvalStore } from "../adapters/store/index.js";
-import { compareEvaluations, comparisonWarnings, summarizeEvaluation } from "../core/eval/index.js";
+import { compareEvaluations, comparisonWarnings, planDifferences, summarizeEvaluation } from "../core/eval/index.js";
 import { ConfigError, type ItemResult } from "../spec/index.js";
 import { evalStorePath, resolveEvalConfig } from "./eval-command.js";
 import { evaluationJson, formatComparison, planSummary } from "./eval-report.js";
@@ -78,5 +78,12 @@ describe("--compare and --json", () => {
     expect(planSummary(plan)).toBe("reasoning-gym: 2 tasks × 2 items, seed 1, hard; heldout-seeds: 2 environments, 3 episodes");
     expect(planSummary(null)).toBe("");
     expect(planSummary({ suites: [null, { name: "x\u001b[2J" }] })).toBe("?; x\\x1b[2J");
+  });
+
+  it("names the plan settings two evaluations do not share (another seed asks other questions)", () => {
+    const plan = (seed: number, maxTokens: number) => ({ suites: [{ name: "reasoning-gym", tasks: [{ name: "lcm" }], items: 2, seed, difficulty: "default" }], questions: { maxTokens, temperature: 0 }, episodes: { maxTurns: 3 } });
+    expect(planDifferences(plan(1, 16), plan(1, 16))).toEqual([]);
+    expect(planDifferences(plan(1, 16), plan(2, 8))).toEqual(["reasoning-gym seed 1 vs 2", "questions.maxTokens 16 vs 8"]);
+    expect(planDifferences({}, null)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
-import { compareEvaluations, comparisonWarnings, heldOutSeeds, QUESTION_PROMPT_VERSION, runEvaluation, summarizeEvaluation, type PlannedEnvironment, type SuitePlan } from "../core/eval/index.js";
+import { compareEvaluations, comparisonWarnings, planDifferences, heldOutSeeds, QUESTION_PROMPT_VERSION, runEvaluation, summarizeEvaluation, type PlannedEnvironment, type SuitePlan } from "../core/eval/index.js";
 import { ensureHoldout, readHoldout, withoutHoldout } from "../core/holdout/index.js";
 import { RUN_FILES } from "../core/selfplay/index.js";
 import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
@@ -219,6 +219,10 @@ function readStoreCommand(flags: EvalFlags): number {
   try {
     if (flags.list === true) {
       const records = store.listEvals().map((record) => ({ ...record, items: store.listItems(record.id).length }));
+      if (records.length === 0 && flags.json !== true) {
+        process.stdout.write(`no evaluations in ${path}\n`);
+        return 0;
+      }
       process.stdout.write(
         flags.json === true
           ? `${JSON.stringify(records.map(({ plan: _plan, ...record }) => record), null, 2)}\n`
@@ -227,7 +231,7 @@ function readStoreCommand(flags: EvalFlags): number {
       return 0;
     }
     const [first, second] = flags.compare ?? [];
-    if (first === undefined || second === undefined) throw new ConfigError("--compare takes two eval ids (or unique prefixes; see --list)");
+    if (first === undefined || second === undefined || (flags.compare?.length ?? 0) > 2) throw new ConfigError(`--compare takes two eval ids (or unique prefixes; see --list), not ${flags.compare?.length ?? 0}`);
     const find = (id: string) => {
       const record = store.findEval(id);
       if (record === undefined) throw new ConfigError(`--compare: no single eval with id or prefix ${id} in ${path} (see --list)`);
@@ -237,7 +241,8 @@ function readStoreCommand(flags: EvalFlags): number {
     const b = find(second);
     const [summaryA, summaryB] = [summarizeEvaluation(store.listItems(a.id)), summarizeEvaluation(store.listItems(b.id))];
     const rows = compareEvaluations(summaryA, summaryB);
-    const warnings = comparisonWarnings(summaryA, summaryB);
+    const settings = planDifferences(a.plan, b.plan);
+    const warnings = [...(settings.length > 0 ? [`the evaluations were planned differently (${settings.join("; ")}): rows compare different questions or settings`] : []), ...comparisonWarnings(summaryA, summaryB)];
     process.stdout.write(
       flags.json === true
         ? `${JSON.stringify({ a: { id: a.id, model: a.model, checkpoint: a.checkpoint }, b: { id: b.id, model: b.model, checkpoint: b.checkpoint }, rows, warnings }, null, 2)}\n`

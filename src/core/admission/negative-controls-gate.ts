@@ -1,8 +1,8 @@
-import { pass, reject, type EnvPackage, type Verdict } from "../../spec/index.js";
+import { pass, reject, type EnvPackage, type Episode, type Verdict } from "../../spec/index.js";
 import { doNothingPolicy, randomPolicy, seededRandom, type Policy } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
 import { playOracle, winningActions } from "./oracle-gate.js";
-import { episodeSummary, invalidStepResult, playSeeds, rewardRangeViolation, scriptedPolicy, seedRange, withSession } from "./probe-episodes.js";
+import { episodeSummary, invalidStepResult, playSeeds, rewardRangeViolation, scriptedPolicy, seedRange, spreadSeeds, withSession } from "./probe-episodes.js";
 
 /** The planted invalid action: nothing a well-formed task can accept as an answer. */
 export const INVALID_ACTION = "<<not a valid action>>";
@@ -14,25 +14,36 @@ const CONTROLS: readonly { readonly reason: string; readonly policy: (seed: numb
   { reason: "invalid_action_passes", policy: () => scriptedPolicy("invalid-action", [INVALID_ACTION]) },
 ];
 
-/** Fewest other seeds the fixed-reply control needs: with fewer, a task with two possible answers would lose too often by chance. */
-export const FIXED_REPLY_MIN_SEEDS = 4;
+/** Fewest seeds (0..n−1) the fixed-reply control needs: with fewer, the oracle's replies say too little about which answers are common. */
+export const FIXED_REPLY_MIN_SEEDS = 5;
 
-/** The fixed-reply control: rejects only when it wins on every seed it plays (unlike the others, which must never win). */
+/** Extra seeds, spread over the training range, on which a fixed reply is also played. */
+export const FIXED_REPLY_SPREAD_SEEDS = 8;
+
+/** How many of the oracle's most common winning replies are tried as fixed replies. */
+export const FIXED_REPLY_CANDIDATES = 2;
+
+/** The fixed-reply control: rejects only when one reply wins on every seed it plays (unlike the others, which must never win). */
 const FIXED_REPLY = { reason: "fixed_reply_passes" } as const;
 
 /**
  * Gate 5, negative controls (invalid-test; environment evolution's modification
  * loop): a do-nothing agent, a seeded random agent and an agent that only sends
- * a planted invalid action all stay below the pass threshold on every seed; and a
- * fixed reply (the oracle's winning actions on the first seed, replayed on every
- * other seed) must lose on at least one of them (the rubric's "a fixed reply
- * cannot win"; a Qwen2.5-Coder-0.5B design whose `solve` answered 1 for every
- * instance passed every other mechanical gate). The fixed-reply control runs
- * when the oracle wins the first seed and at least {@link FIXED_REPLY_MIN_SEEDS}
- * other seeds are played: a yes/no task then gives one answer on all eight seeds
- * by chance with probability 2⁻⁷. Every step reward must stay inside
- * `rewardRange`. Reason codes: `empty_solution_passes`, `random_agent_passes`,
- * `invalid_action_passes`, `fixed_reply_passes`, `reward_out_of_range`, `load_failed`.
+ * a planted invalid action all stay below the pass threshold on every seed; and
+ * no fixed reply wins every seed (the rubric's "a fixed reply cannot win"; a
+ * Qwen2.5-Coder-0.5B design whose `solve` answered 1 for every instance passed
+ * every other mechanical gate). The fixed replies are the oracle's
+ * {@link FIXED_REPLY_CANDIDATES} most common winning action sequences over seeds
+ * 0..n−1, each replayed as a script on those seeds and on
+ * {@link FIXED_REPLY_SPREAD_SEEDS} spread seeds (16 in all by default); the
+ * control runs when n ≥ {@link FIXED_REPLY_MIN_SEEDS}. A task whose most common
+ * answer has probability p is rejected by chance with probability about p¹⁶
+ * (p = 0.5: 2·10⁻⁵; p = 0.77, "is N prime" for N ≤ 200: 1.5 %), and a task that a
+ * constant wins with p = 0.97 is caught 61 % of the time. Not caught: a fixed
+ * sweep of every answer in a multi-turn task whose oracle answers at once. Every
+ * step reward must stay inside `rewardRange`. Reason codes:
+ * `empty_solution_passes`, `random_agent_passes`, `invalid_action_passes`,
+ * `fixed_reply_passes`, `reward_out_of_range`, `load_failed`.
  */
 export function negativeControlsGate(): AdmissionGate {
   return { name: "negative-controls", usesModel: false, check };
@@ -40,27 +51,28 @@ export function negativeControlsGate(): AdmissionGate {
 
 async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {
   const seeds = seedRange(context.settings.seeds);
-  const [first, ...others] = seeds;
-  const oracle = others.length >= FIXED_REPLY_MIN_SEEDS ? await playOracle(candidate, context) : null;
-  const fixed = oracle?.kind === "ok" ? winningActions(oracle.value).find((win) => win.seed === first) : undefined;
+  const oracle = seeds.length >= FIXED_REPLY_MIN_SEEDS ? await playOracle(candidate, context) : null;
+  const fixedReplies = oracle?.kind === "ok" ? mostCommonReplies(winningActions(oracle.value).map((win) => win.actions), FIXED_REPLY_CANDIDATES) : [];
+  const fixedSeeds = [...seeds, ...spreadSeeds(FIXED_REPLY_SPREAD_SEEDS)];
   // one session for every control; a failure ends that control's episodes (a loss), and the executable gate already rejects crashes
   const played = await withSession(context.sandbox, candidate, false, async (session) => {
-    const results = [];
+    const results: { control: (typeof CONTROLS)[number] | typeof FIXED_REPLY; episodes: Episode[]; actions?: readonly string[] }[] = [];
     for (const control of CONTROLS) results.push({ control, episodes: await playSeeds(session, candidate, seeds, control.policy) });
-    if (fixed !== undefined) results.push({ control: FIXED_REPLY, episodes: await playSeeds(session, candidate, others, () => scriptedPolicy("fixed-reply", fixed.actions)) });
+    for (const actions of fixedReplies) results.push({ control: FIXED_REPLY, actions, episodes: await playSeeds(session, candidate, fixedSeeds, () => scriptedPolicy("fixed-reply", actions)) });
     return results;
   });
   if (played.kind !== "ok") return reject("negative-controls", "load_failed", `env.py failed to load: ${played.message}`, { kind: played.kind });
-  for (const { control, episodes } of played.value) {
+  for (const { control, episodes, actions } of played.value) {
     const outOfRange = rewardRangeViolation("negative-controls", episodes, candidate) ?? invalidStepResult("negative-controls", episodes);
     if (outOfRange !== null) return outOfRange;
     const won = episodes.filter((episode) => episode.won);
     if (control === FIXED_REPLY) {
       if (won.length === episodes.length) {
-        const reply = (fixed?.actions ?? []).map((action) => JSON.stringify(action.slice(0, 100))).join(", ");
-        return reject("negative-controls", FIXED_REPLY.reason, `the oracle's reply to seed ${first} (${reply}) also wins on every other seed (${won.length} of ${episodes.length}): one fixed reply solves the task`, {
+        const what = (actions ?? []).length > 1 ? "fixed sequence of actions" : "fixed reply";
+        const shown = (actions ?? []).map((action) => JSON.stringify(action.slice(0, 100))).join(", ");
+        return reject("negative-controls", FIXED_REPLY.reason, `one ${what} (${shown}, the oracle's most common) wins on every one of ${episodes.length} seeds: the answer does not depend on the instance`, {
           episodes: episodeSummary(episodes),
-          actions: fixed?.actions.map((action) => action.slice(0, 100)),
+          actions: actions?.map((action) => action.slice(0, 100)),
         });
       }
       continue;
@@ -72,5 +84,18 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
       });
     }
   }
-  return pass("negative-controls", { seeds: seeds.length, controls: [...CONTROLS, ...(fixed === undefined ? [] : [FIXED_REPLY])].map((control) => control.reason) });
+  const fixedNote = fixedReplies.length === 0 ? { fixedReply: seeds.length < FIXED_REPLY_MIN_SEEDS ? `not played: fewer than ${FIXED_REPLY_MIN_SEEDS} seeds` : "not played: the oracle won no seed" } : { fixedReplies: fixedReplies.length, fixedReplySeeds: fixedSeeds.length };
+  return pass("negative-controls", { seeds: seeds.length, controls: [...CONTROLS, ...(fixedReplies.length === 0 ? [] : [FIXED_REPLY])].map((control) => control.reason), ...fixedNote });
+}
+
+/** The `count` most frequent action sequences (ties: first seen first). */
+function mostCommonReplies(sequences: readonly (readonly string[])[], count: number): (readonly string[])[] {
+  const tally = new Map<string, { actions: readonly string[]; times: number }>();
+  for (const actions of sequences) {
+    const key = JSON.stringify(actions);
+    const entry = tally.get(key);
+    if (entry === undefined) tally.set(key, { actions, times: 1 });
+    else entry.times += 1;
+  }
+  return [...tally.values()].sort((a, b) => b.times - a.times).slice(0, count).map((entry) => entry.actions);
 }

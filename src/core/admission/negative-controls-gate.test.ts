@@ -1,0 +1,50 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../../config/index.js";
+import { BwrapSandbox } from "../../adapters/sandbox/index.js";
+import { testAdmissionResources } from "../../testing/admission-resources.js";
+import { testPackage } from "../../testing/serve-fixtures.js";
+import type { AdmissionContext } from "./gate.js";
+import { negativeControlsGate } from "./negative-controls-gate.js";
+
+/** A one-turn task whose answer is `answer` (Python expression of `n`, drawn from the seed), with an oracle that reads it. */
+function task(name: string, answer: string) {
+  const env = [
+    "import random",
+    "",
+    "class Task:",
+    "    def reset(self, seed):",
+    "        self.n = random.Random(seed).randint(1, 10**6)",
+    `        self.answer = ${answer}`,
+    "        self.done = False",
+    "        return f'Task {self.n}: reply with the answer word.'",
+    "",
+    "    def step(self, action):",
+    "        if self.done:",
+    "            return ('over', 0.0, True, False, {})",
+    "        self.done = True",
+    "        right = action.strip() == self.answer",
+    "        return ('right' if right else 'wrong', 1.0 if right else 0.0, True, False, {})",
+  ].join("\n");
+  return { ...testPackage(name, env, { interaction: "single-turn", maxTurns: 1 }), oracleSource: "def act(env, observation):\n    return env.answer\n" };
+}
+
+describe("negative-controls gate: the fixed-reply control", () => {
+  const sandbox = new BwrapSandbox();
+  afterAll(() => sandbox.close());
+  const context = (seeds = 8): AdmissionContext => ({ sandbox, settings: parseConfig({ admission: { seeds } }).admission, pool: [], ...testAdmissionResources() });
+
+  it("rejects a task one fixed reply wins on every seed, spread seeds included", async () => {
+    const verdict = await negativeControlsGate().check(task("always-even", "'even' if (self.n * 2) % 2 == 0 else 'odd'"), context());
+    expect(verdict).toMatchObject({ status: "reject", reason: "fixed_reply_passes", message: 'one fixed reply ("even", the oracle\'s most common) wins on every one of 16 seeds: the answer does not depend on the instance' });
+  });
+
+  it("admits a three-way task and says which replies it played on how many seeds", async () => {
+    const verdict = await negativeControlsGate().check(task("residue", "['zero', 'one', 'two'][self.n % 3]"), context());
+    expect(verdict).toMatchObject({ status: "pass", evidence: { controls: ["empty_solution_passes", "random_agent_passes", "invalid_action_passes", "fixed_reply_passes"], fixedReplies: 2, fixedReplySeeds: 16 } });
+  });
+
+  it("does not play it on fewer than five seeds, and says so", async () => {
+    const verdict = await negativeControlsGate().check(task("always-even", "'even'"), context(4));
+    expect(verdict).toMatchObject({ status: "pass", evidence: { fixedReply: "not played: fewer than 5 seeds" } });
+  });
+});
