@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteEvalStore } from "../adapters/store/index.js";
-import { compareEvaluations, comparisonWarnings, planDifferences, summarizeEvaluation } from "../core/eval/index.js";
+import { compareEvaluations, comparisonWarnings, summarizeEvaluation } from "../core/eval/index.js";
 import { ConfigError, type ItemResult } from "../spec/index.js";
 import { evalStorePath, resolveEvalConfig } from "./eval-command.js";
-import { evaluationJson, formatComparison, planSummary } from "./eval-report.js";
+import { evaluationJson, formatComparison, planDifferences, planSummary } from "./eval-report.js";
 
 const folders: string[] = [];
 afterEach(() => {
@@ -85,5 +85,8 @@ describe("--compare and --json", () => {
     expect(planDifferences(plan(1, 16), plan(1, 16))).toEqual([]);
     expect(planDifferences(plan(1, 16), plan(2, 8))).toEqual(["reasoning-gym seed 1 vs 2", "questions.maxTokens 16 vs 8"]);
     expect(planDifferences({}, null)).toEqual([]);
+    const environments = (seeds: number[]) => ({ suites: [{ name: "heldout-seeds", environments: [{ id: "env-a", seeds }] }] });
+    expect(planDifferences(environments([5, 6]), environments([5, 6]))).toEqual([]);
+    expect(planDifferences(environments([5, 6]), environments([7, 8]))).toEqual(["heldout-seeds episode seeds differ"]);
   });
 });

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
-import { compareEvaluations, comparisonWarnings, planDifferences, heldOutSeeds, QUESTION_PROMPT_VERSION, runEvaluation, summarizeEvaluation, type PlannedEnvironment, type SuitePlan } from "../core/eval/index.js";
+import { compareEvaluations, comparisonWarnings, heldOutSeeds, QUESTION_PROMPT_VERSION, runEvaluation, summarizeEvaluation, type PlannedEnvironment, type SuitePlan } from "../core/eval/index.js";
 import { ensureHoldout, readHoldout, withoutHoldout } from "../core/holdout/index.js";
 import { RUN_FILES } from "../core/selfplay/index.js";
 import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
@@ -14,7 +14,7 @@ import { bucketOfTask, DEFAULT_REASONING_GYM_TASKS, REASONING_GYM_TABLE_VERSION,
 import { ConfigError, packageId, type EvalRecord, type LanguageModel, type QuestionSuite, type Sandbox } from "../spec/index.js";
 import { checkpointSteps, openCheckpointModel, storedRunConfig } from "./eval-model.js";
 import { createEvalProgress } from "./eval-progress.js";
-import { evaluationJson, formatComparison, planSummary, formatEvaluation } from "./eval-report.js";
+import { evaluationJson, formatComparison, formatEvaluation, planDifferences, planSummary } from "./eval-report.js";
 import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
 

@@ -88,3 +88,31 @@ export function planSummary(plan: unknown): string {
     })
     .join("; ");
 }
+
+/**
+ * Settings two stored plans (`EvalRecord.plan`, as `envforge eval` writes them: see
+ * `planDocument`) do not share: the seed and difficulty of a question suite both hold (another
+ * seed asks other questions), the episode seeds of an environment suite, and the answer and
+ * episode settings (token bounds, temperature, turns). Items per task are left to
+ * `comparisonWarnings`. Empty when they match or a plan does not have that shape; read defensively.
+ */
+export function planDifferences(a: unknown, b: unknown): string[] {
+  const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {});
+  const differences: string[] = [];
+  const differ = (label: string, left: unknown, right: unknown) => {
+    if (left !== undefined && right !== undefined && JSON.stringify(left) !== JSON.stringify(right)) differences.push(`${escapeControlCharacters(label)} ${JSON.stringify(left)} vs ${JSON.stringify(right)}`);
+  };
+  const suites = (plan: unknown) => (Array.isArray(record(plan).suites) ? (record(plan).suites as unknown[]).map(record) : []);
+  const episodeSeeds = (suite: Record<string, unknown>) => (Array.isArray(suite.environments) ? suite.environments.map((environment) => [record(environment).id, record(environment).seeds]) : undefined);
+  for (const suite of suites(a)) {
+    const other = suites(b).find((candidate) => candidate.name === suite.name);
+    if (other === undefined) continue;
+    for (const key of ["seed", "difficulty"]) differ(`${String(suite.name)} ${key}`, suite[key], other[key]);
+    const [left, right] = [episodeSeeds(suite), episodeSeeds(other)];
+    if (left !== undefined && right !== undefined && JSON.stringify(left) !== JSON.stringify(right)) differences.push(`${escapeControlCharacters(String(suite.name))} episode seeds differ`);
+  }
+  for (const part of ["questions", "episodes"]) {
+    for (const [key, value] of Object.entries(record(record(a)[part]))) differ(`${part}.${key}`, value, record(record(b)[part])[key]);
+  }
+  return differences;
+}

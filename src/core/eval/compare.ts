@@ -61,27 +61,3 @@ export function comparisonWarnings(a: EvaluationSummary, b: EvaluationSummary): 
   }
   return warnings;
 }
-
-/**
- * Settings two stored plans (`EvalRecord.plan`, as `envforge eval` writes them) do not share: the
- * seed, difficulty and items of a question suite both hold (another seed asks other questions),
- * and the answer and episode settings (token bounds, temperature, turns). Empty when they match or
- * a plan does not have that shape; read defensively.
- */
-export function planDifferences(a: unknown, b: unknown): string[] {
-  const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {});
-  const differences: string[] = [];
-  const differ = (label: string, left: unknown, right: unknown) => {
-    if (left !== undefined && right !== undefined && JSON.stringify(left) !== JSON.stringify(right)) differences.push(`${label} ${JSON.stringify(left)} vs ${JSON.stringify(right)}`);
-  };
-  const suites = (plan: unknown) => (Array.isArray(record(plan).suites) ? (record(plan).suites as unknown[]).map(record) : []);
-  for (const suite of suites(a)) {
-    const other = suites(b).find((candidate) => candidate.name === suite.name);
-    if (other === undefined) continue;
-    for (const key of ["seed", "difficulty", "items"]) differ(`${String(suite.name)} ${key}`, suite[key], other[key]);
-  }
-  for (const part of ["questions", "episodes"]) {
-    for (const [key, value] of Object.entries(record(record(a)[part]))) differ(`${part}.${key}`, value, record(record(b)[part])[key]);
-  }
-  return differences;
-}
