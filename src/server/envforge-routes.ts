@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { toPackageDocument } from "../adapters/package-files/index.js";
+import { ServeRequestError } from "../spec/index.js";
 import type { EnvironmentCatalog, ServedEnvironment } from "./catalog.js";
 import { EpisodesRequestSchema, VerifyRequestSchema, type EpisodeRunner } from "./batch-episodes.js";
 import type { Route } from "./router.js";
@@ -100,6 +101,7 @@ export function envforgeRoutes(parts: EnvforgeRouteParts): Route[] {
       method: "POST",
       pattern: "/v1/episodes",
       handle: async ({ body }) => {
+        if (parts.registry.isDraining) throw new ServeRequestError("draining", "the server is shutting down and starts no new episode");
         const request = parseRequest(EpisodesRequestSchema, await body(), "episodes request");
         return { status: 200, body: { episodes: await parts.runner.play(request) } };
       },

@@ -131,7 +131,7 @@ describe("environment server: OpenEnv wire and /v1 routes", () => {
     await expect(client.verify([{ env: "echo", seed: 1, answer: "x" }])).rejects.toMatchObject({ problem: "not_supported" });
   });
 
-  it("drains on request: no new sessions (draining), running ones finish, then every connection closes", async () => {
+  it("drains on request: no new sessions or episodes (draining), running episodes finish, then every connection closes", async () => {
     const draining = await startTestServer();
     const drainClient = new EnvironmentServerClient({ baseUrl: draining.server.url });
     const open = await drainClient.connect();
@@ -140,7 +140,9 @@ describe("environment server: OpenEnv wire and /v1 routes", () => {
     const drained = draining.server.drain(20_000);
     await expect(drainClient.connect()).rejects.toMatchObject({ problem: "draining" });
     expect(await drainClient.health()).toBe("degraded");
-    await expect(open.reset({ env: "echo" })).resolves.toMatchObject({ done: false }); // a running session may go on
+    // an open session's episode goes on, but no new episode starts (a new user's trial: resets kept a draining server up)
+    await expect(open.reset({ env: "echo" })).rejects.toMatchObject({ problem: "draining" });
+    await expect(drainClient.playEpisodes([{ env: "echo", seed: 1, actions: ["win"] }])).rejects.toMatchObject({ problem: "draining" });
     expect((await open.step("win")).done).toBe(true);
     await drained;
     expect(Date.now() - started).toBeLessThan(5000); // it did not wait for the timeout once the episode was over

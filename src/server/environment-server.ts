@@ -100,6 +100,7 @@ export async function startEnvironmentServer(options: EnvironmentServerOptions):
     maxActionBytes: settings.maxActionBytes,
     randomSeed: options.randomSeed ?? (() => randomInt(0, 2 ** 31 - 1)),
     newId,
+    isDraining: () => registry.isDraining,
   };
   const registry = new SessionRegistry({
     capacity: settings.capacity,

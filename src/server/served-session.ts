@@ -15,6 +15,8 @@ export interface SessionDependencies {
   readonly randomSeed: () => number;
   /** Episode id of a reset that names none. */
   readonly newId: () => string;
+  /** Whether the server is draining: then a reset starts no new episode. @default never */
+  readonly isDraining?: () => boolean;
 }
 
 interface EpisodeState {
@@ -71,10 +73,11 @@ export class ServedSession {
 
   /**
    * Starts an episode. `data` is OpenEnv's reset data: `seed`, `episode_id`, and envforge's `env`.
-   * @throws ServeRequestError `invalid_request`, `unknown_environment`, `ambiguous_environment`, `environment_failed` (the program does not load)
+   * @throws ServeRequestError `draining` (the server is shutting down), `invalid_request`, `unknown_environment`, `ambiguous_environment`, `environment_failed` (the program does not load)
    */
   reset(data: unknown): Promise<StepPayload> {
     return this.queue(async () => {
+      if (this.dependencies.isDraining?.() === true) throw new ServeRequestError("draining", "the server is shutting down and starts no new episode");
       const request = parseRequest(ResetDataSchema, data ?? {}, "reset data");
       const environment = request.env !== undefined ? this.dependencies.catalog.resolve(request.env) : (this.environment ?? this.onlyEnvironment());
       const session = await this.sessionFor(environment);

@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PackageFormatError, packageId } from "../../spec/index.js";
 import { samplePackage } from "../store/store.contract.js";
-import { fromPackageDocument, loadPackageFolder, savePackageFolder, toPackageDocument } from "./package-files.js";
+import { fromPackageDocument, loadPackageFolder, loadPackageFolders, savePackageFolder, toPackageDocument } from "./package-files.js";
 
 describe("environment package files", () => {
   it("round-trips through a folder and through a JSON document", () => {
@@ -46,5 +46,24 @@ describe("environment package files", () => {
   it("rejects a document without both files", () => {
     const document = toPackageDocument(samplePackage(1));
     expect(() => fromPackageDocument({ ...document, files: { "env.py": "" } })).toThrowError(/oracle\.py/);
+  });
+});
+
+describe("loadPackageFolders", () => {
+  it("skips hidden folders and folders holding no package file (a git checkout of packages), and fails on a half package", () => {
+    const root = mkdtempSync(join(tmpdir(), "envforge-folders-"));
+    try {
+      savePackageFolder(samplePackage(2), join(root, "b-env"));
+      savePackageFolder(samplePackage(1), join(root, "a-env"));
+      mkdirSync(join(root, ".git", "objects"), { recursive: true });
+      mkdirSync(join(root, "notes"));
+      writeFileSync(join(root, "notes", "README.md"), "not a package\n");
+      expect(loadPackageFolders(root).map((pkg) => packageId(pkg))).toEqual([packageId(samplePackage(1)), packageId(samplePackage(2))]);
+      mkdirSync(join(root, "half"));
+      writeFileSync(join(root, "half", "env.py"), "class E: pass\n");
+      expect(() => loadPackageFolders(root)).toThrowError(PackageFormatError);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

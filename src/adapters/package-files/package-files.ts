@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { makeDirectory } from "../../support/make-directory.js";
@@ -65,11 +65,17 @@ export function fromPackageDocument(document: unknown): EnvPackage {
   };
 }
 
-/** Loads every package folder directly under `root`, sorted by folder name. */
+/**
+ * Loads every package folder directly under `root`, sorted by folder name. Hidden folders
+ * (`.git`, `.venv`, …) and folders holding none of the package files are not packages and are
+ * skipped; a folder with some but not all of them is a broken package.
+ * @throws PackageFormatError for a broken package folder
+ */
 export function loadPackageFolders(root: string): EnvPackage[] {
   const names = readdirSync(root, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
     .map((entry) => entry.name)
+    .filter((name) => Object.values(PACKAGE_FILES).some((file) => existsSync(join(root, name, file))))
     .sort();
   return names.map((name) => loadPackageFolder(join(root, name)));
 }
