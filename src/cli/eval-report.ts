@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { ComparisonRow, EvaluationSummary } from "../core/eval/index.js";
 import type { EvalRecord, ResultSummary } from "../spec/index.js";
 import { escapeControlCharacters } from "./terminal-text.js";
@@ -69,19 +70,51 @@ export function formatComparison(a: EvalRecord, b: EvalRecord, rows: readonly Co
 }
 
 /**
+ * The parts of a stored plan (`EvalRecord.plan`, as `envforge eval` writes it) that `--list` and
+ * `--compare` read; every field optional, unknown ones kept, so a plan from another version still reads.
+ */
+const StoredPlanSchema = z
+  .object({
+    suites: z
+      .array(
+        z
+          .object({
+            name: z.string().optional(),
+            tasks: z.array(z.unknown()).optional(),
+            items: z.number().optional(),
+            seed: z.number().optional(),
+            difficulty: z.string().optional(),
+            environments: z.array(z.object({ id: z.string().optional(), seeds: z.array(z.number()).optional() }).passthrough()).optional(),
+          })
+          .passthrough()
+          .catch({}),
+      )
+      .catch([]),
+    questions: z.record(z.string(), z.unknown()).catch({}),
+    episodes: z.record(z.string(), z.unknown()).catch({}),
+  })
+  .partial();
+
+type StoredPlan = z.infer<typeof StoredPlanSchema>;
+
+/** A stored plan read defensively: what of {@link StoredPlanSchema} it holds, `{}` when it is not an object. */
+function readStoredPlan(plan: unknown): StoredPlan {
+  const parsed = StoredPlanSchema.safeParse(plan);
+  return parsed.success ? parsed.data : {};
+}
+
+/**
  * One line per stored plan for `eval --list`: each suite with its tasks × items, seed and difficulty
  * (question suites) or its environment and episode counts. The plan is read defensively: a plan
  * from another version gives what it holds, never an exception.
  */
 export function planSummary(plan: unknown): string {
-  const suites = (plan as { suites?: unknown } | null)?.suites;
-  if (!Array.isArray(suites)) return "";
-  return suites
-    .map((suite: { name?: unknown; tasks?: unknown; items?: unknown; seed?: unknown; difficulty?: unknown; environments?: unknown }) => {
-      const name = escapeControlCharacters(String(suite?.name ?? "?"));
-      if (Array.isArray(suite?.tasks)) return `${name}: ${suite.tasks.length} tasks × ${String(suite.items ?? "?")} items, seed ${String(suite.seed ?? "?")}, ${escapeControlCharacters(String(suite.difficulty ?? "default"))}`;
-      if (Array.isArray(suite?.environments)) {
-        const episodes = suite.environments.reduce((total: number, environment: { seeds?: unknown }) => total + (Array.isArray(environment?.seeds) ? environment.seeds.length : 0), 0);
+  return (readStoredPlan(plan).suites ?? [])
+    .map((suite) => {
+      const name = escapeControlCharacters(suite.name ?? "?");
+      if (suite.tasks !== undefined) return `${name}: ${suite.tasks.length} tasks × ${suite.items ?? "?"} items, seed ${suite.seed ?? "?"}, ${escapeControlCharacters(suite.difficulty ?? "default")}`;
+      if (suite.environments !== undefined) {
+        const episodes = suite.environments.reduce((total, environment) => total + (environment.seeds?.length ?? 0), 0);
         return `${name}: ${suite.environments.length} environments, ${episodes} episodes`;
       }
       return name;
@@ -90,29 +123,29 @@ export function planSummary(plan: unknown): string {
 }
 
 /**
- * Settings two stored plans (`EvalRecord.plan`, as `envforge eval` writes them: see
- * `planDocument`) do not share: the seed and difficulty of a question suite both hold (another
- * seed asks other questions), the episode seeds of an environment suite, and the answer and
- * episode settings (token bounds, temperature, turns). Items per task are left to
- * `comparisonWarnings`. Empty when they match or a plan does not have that shape; read defensively.
+ * Settings two stored plans do not share: the seed and difficulty of a question suite both hold
+ * (another seed asks other questions), the episode seeds of an environment suite, and the answer
+ * and episode settings (token bounds, temperature, turns). Items per task are left to
+ * `comparisonWarnings`. Empty when they match or a plan does not have that shape.
  */
 export function planDifferences(a: unknown, b: unknown): string[] {
-  const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {});
+  const [left, right] = [readStoredPlan(a), readStoredPlan(b)];
   const differences: string[] = [];
-  const differ = (label: string, left: unknown, right: unknown) => {
-    if (left !== undefined && right !== undefined && JSON.stringify(left) !== JSON.stringify(right)) differences.push(`${escapeControlCharacters(label)} ${JSON.stringify(left)} vs ${JSON.stringify(right)}`);
+  const differ = (label: string, one: unknown, other: unknown) => {
+    if (one !== undefined && other !== undefined && JSON.stringify(one) !== JSON.stringify(other)) differences.push(`${escapeControlCharacters(label)} ${JSON.stringify(one)} vs ${JSON.stringify(other)}`);
   };
-  const suites = (plan: unknown) => (Array.isArray(record(plan).suites) ? (record(plan).suites as unknown[]).map(record) : []);
-  const episodeSeeds = (suite: Record<string, unknown>) => (Array.isArray(suite.environments) ? suite.environments.map((environment) => [record(environment).id, record(environment).seeds]) : undefined);
-  for (const suite of suites(a)) {
-    const other = suites(b).find((candidate) => candidate.name === suite.name);
+  for (const suite of left.suites ?? []) {
+    const other = right.suites?.find((candidate) => candidate.name === suite.name);
     if (other === undefined) continue;
-    for (const key of ["seed", "difficulty"]) differ(`${String(suite.name)} ${key}`, suite[key], other[key]);
-    const [left, right] = [episodeSeeds(suite), episodeSeeds(other)];
-    if (left !== undefined && right !== undefined && JSON.stringify(left) !== JSON.stringify(right)) differences.push(`${escapeControlCharacters(String(suite.name))} episode seeds differ`);
+    differ(`${suite.name} seed`, suite.seed, other.seed);
+    differ(`${suite.name} difficulty`, suite.difficulty, other.difficulty);
+    const seeds = (environments: typeof suite.environments) => environments?.map((environment) => [environment.id, environment.seeds]);
+    if (suite.environments !== undefined && other.environments !== undefined && JSON.stringify(seeds(suite.environments)) !== JSON.stringify(seeds(other.environments))) {
+      differences.push(`${escapeControlCharacters(suite.name ?? "?")} episode seeds differ`);
+    }
   }
-  for (const part of ["questions", "episodes"]) {
-    for (const [key, value] of Object.entries(record(record(a)[part]))) differ(`${part}.${key}`, value, record(record(b)[part])[key]);
+  for (const part of ["questions", "episodes"] as const) {
+    for (const [key, value] of Object.entries(left[part] ?? {})) differ(`${part}.${key}`, value, right[part]?.[key]);
   }
   return differences;
 }
