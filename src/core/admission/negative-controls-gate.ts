@@ -1,4 +1,4 @@
-import { pass, reject, type EnvPackage, type Episode, type Verdict } from "../../spec/index.js";
+import { pass, reject, type EnvPackage, type EnvSession, type Episode, type Verdict } from "../../spec/index.js";
 import { doNothingPolicy, randomPolicy, seededRandom, type Policy } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
 import { playOracle, winningActions } from "./oracle-gate.js";
@@ -35,8 +35,8 @@ const FIXED_REPLY = { reason: "fixed_reply_passes" } as const;
  * every other mechanical gate). The fixed replies are the oracle's
  * {@link FIXED_REPLY_CANDIDATES} most common winning action sequences over seeds
  * 0..n−1, each replayed as a script on those seeds and on
- * {@link FIXED_REPLY_SPREAD_SEEDS} spread seeds (16 in all by default); the
- * control runs when n ≥ {@link FIXED_REPLY_MIN_SEEDS}. A task whose most common
+ * {@link FIXED_REPLY_SPREAD_SEEDS} spread seeds (16 in all by default) until its
+ * first loss (a sound task costs one or two episodes per reply); the control runs when n ≥ {@link FIXED_REPLY_MIN_SEEDS}. A task whose most common
  * answer has probability p is rejected by chance with probability about p¹⁶
  * (p = 0.5: 2·10⁻⁵; p = 0.77, "is N prime" for N ≤ 200: 1.5 %), and a task that a
  * constant wins with p = 0.97 is caught 61 % of the time. Not caught: a fixed
@@ -58,7 +58,7 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
   const played = await withSession(context.sandbox, candidate, false, async (session) => {
     const results: { control: (typeof CONTROLS)[number] | typeof FIXED_REPLY; episodes: Episode[]; actions?: readonly string[] }[] = [];
     for (const control of CONTROLS) results.push({ control, episodes: await playSeeds(session, candidate, seeds, control.policy) });
-    for (const actions of fixedReplies) results.push({ control: FIXED_REPLY, actions, episodes: await playSeeds(session, candidate, fixedSeeds, () => scriptedPolicy("fixed-reply", actions)) });
+    for (const actions of fixedReplies) results.push({ control: FIXED_REPLY, actions, episodes: await playUntilLost(session, candidate, fixedSeeds, actions) });
     return results;
   });
   if (played.kind !== "ok") return reject("negative-controls", "load_failed", `env.py failed to load: ${played.message}`, { kind: played.kind });
@@ -67,7 +67,7 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
     if (outOfRange !== null) return outOfRange;
     const won = episodes.filter((episode) => episode.won);
     if (control === FIXED_REPLY) {
-      if (won.length === episodes.length) {
+      if (episodes.length === fixedSeeds.length && won.length === episodes.length) {
         const what = (actions ?? []).length > 1 ? "fixed sequence of actions" : "fixed reply";
         const shown = (actions ?? []).map((action) => JSON.stringify(action.slice(0, 100))).join(", ");
         return reject("negative-controls", FIXED_REPLY.reason, `one ${what} (${shown}, the oracle's most common) wins on every one of ${episodes.length} seeds: the answer does not depend on the instance`, {
@@ -86,6 +86,21 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
   }
   const fixedNote = fixedReplies.length === 0 ? { fixedReply: seeds.length < FIXED_REPLY_MIN_SEEDS ? `not played: fewer than ${FIXED_REPLY_MIN_SEEDS} seeds` : "not played: the oracle won no seed" } : { fixedReplies: fixedReplies.length, fixedReplySeeds: fixedSeeds.length };
   return pass("negative-controls", { seeds: seeds.length, controls: [...CONTROLS, ...(fixedReplies.length === 0 ? [] : [FIXED_REPLY])].map((control) => control.reason), ...fixedNote });
+}
+
+/**
+ * Plays the fixed reply `actions` seed by seed and stops at its first loss: only a reply that wins
+ * every seed rejects, so a sound task usually costs one or two episodes, not all of them.
+ */
+async function playUntilLost(session: EnvSession, candidate: EnvPackage, seeds: readonly number[], actions: readonly string[]): Promise<Episode[]> {
+  const episodes: Episode[] = [];
+  for (const seed of seeds) {
+    const [episode] = await playSeeds(session, candidate, [seed], () => scriptedPolicy("fixed-reply", actions));
+    if (episode === undefined) break;
+    episodes.push(episode);
+    if (!episode.won) break;
+  }
+  return episodes;
 }
 
 /** The `count` most frequent action sequences (ties: first seen first). */
