@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SqliteEvalStore } from "../adapters/store/index.js";
 import { compareEvaluations, comparisonWarnings, summarizeEvaluation } from "../core/eval/index.js";
 import { ConfigError, type ItemResult } from "../spec/index.js";
-import { evalStorePath, resolveEvalConfig } from "./eval-command.js";
+import { evalCommand, evalStorePath, resolveEvalConfig } from "./eval-command.js";
 import { evaluationJson, formatComparison, planDifferences, planSummary } from "./eval-report.js";
 
 const folders: string[] = [];
@@ -54,6 +54,17 @@ describe("--compare and --json", () => {
     expect(json.suites[0]).toMatchObject({ name: "reasoning-gym", items: 70, winRate: 0.8 });
     expect(json.buckets.Math).toMatchObject({ winRate: 0.8, low: expect.any(Number), high: expect.any(Number) });
     store.close();
+  });
+
+  it("refuses to compare an evaluation with itself, by id or by two prefixes of it", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "envforge-compare-"));
+    folders.push(folder);
+    const path = join(folder, "eval.db");
+    const store = new SqliteEvalStore(path);
+    store.beginEval({ id: "aaaa1111", model: "base", checkpoint: null, suiteVersion: "v", plan: {}, createdAt: "2026-01-01T00:00:00.000Z" });
+    store.close();
+    await expect(evalCommand({ compare: ["aaaa1111", "aaaa1111"], store: path })).rejects.toThrowError(/same evaluation \(aaaa1111\)/);
+    await expect(evalCommand({ compare: ["aaaa", "aaaa11"], store: path })).rejects.toThrowError(ConfigError);
   });
 
   it("warns when the two evaluations hold different tasks or items per task, and not when they match", () => {

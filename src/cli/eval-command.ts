@@ -215,7 +215,7 @@ function readStoreCommand(flags: EvalFlags): number {
   const config = resolveEvalConfig({ ...(flags.config === undefined ? {} : { config: flags.config }), ...(flags.store === undefined ? {} : { store: flags.store }) });
   const path = evalStorePath(config, flags.run);
   if (!existsSync(path)) throw new ConfigError(`no eval store at ${path} (give --store)`);
-  const store = new SqliteEvalStore(path);
+  const store = new SqliteEvalStore(path, { readOnly: true });
   try {
     if (flags.list === true) {
       const records = store.listEvals().map((record) => ({ ...record, items: store.listItems(record.id).length }));
@@ -239,6 +239,7 @@ function readStoreCommand(flags: EvalFlags): number {
     };
     const a = find(first);
     const b = find(second);
+    if (a.id === b.id) throw new ConfigError(`--compare: ${first} and ${second} are the same evaluation (${a.id}); give two different ids (see --list)`);
     const [summaryA, summaryB] = [summarizeEvaluation(store.listItems(a.id)), summarizeEvaluation(store.listItems(b.id))];
     const rows = compareEvaluations(summaryA, summaryB);
     const settings = planDifferences(a.plan, b.plan);

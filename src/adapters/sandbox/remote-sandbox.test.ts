@@ -137,7 +137,8 @@ describe("RemoteSandbox", () => {
 
   it("throws RemoteSandboxUnavailableError naming every URL when no server is up, without hanging", async () => {
     const urls = [await closedPortUrl(), await closedPortUrl()];
-    const sandbox = remote({ urls, connectTimeoutMs: 2000 });
+    const warnings: string[] = [];
+    const sandbox = remote({ urls, connectTimeoutMs: 2000, warn: (message) => warnings.push(message) });
     const started = Date.now();
     const failure = await sandbox.open(programWithStep("        pass")).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RemoteSandboxUnavailableError);
@@ -145,6 +146,11 @@ describe("RemoteSandbox", () => {
     expect((failure as RemoteSandboxUnavailableError).message).toContain(urls[0]);
     expect((failure as RemoteSandboxUnavailableError).retryable).toBe(true);
     expect(Date.now() - started).toBeLessThan(5000);
+    // one line per server; the last one down does not promise a replay elsewhere
+    expect(warnings.map((warning) => warning.replace(/^sandbox server \S+ failed \(.+\); /, ""))).toEqual([
+      "it is skipped for 30 s and its episodes are replayed on the other servers",
+      "it is skipped for 30 s and no other server is usable now",
+    ]);
     // within the cool-down they are not even tried
     const again = await sandbox.open(programWithStep("        pass")).catch((error: unknown) => error);
     expect((again as RemoteSandboxUnavailableError).servers[0]?.reason).toMatch(/cooling down/);

@@ -41,8 +41,10 @@ export class RemoteSandbox implements Sandbox {
   constructor(private readonly options: RemoteSandboxOptions) {
     if (options.urls.length === 0) throw new SandboxUnavailableError("the remote sandbox backend needs at least one server URL (sandbox.remote.urls)");
     const warn = options.warn;
-    this.pool = new ServerPool(options.urls, options.cooldownMs ?? 30_000, options.now ?? Date.now, (url, reason, cooldownMs) =>
-      warn?.(`sandbox server ${url} failed (${reason}); it is skipped for ${Math.round(cooldownMs / 1000)} s and its episodes are replayed on the other servers`),
+    this.pool = new ServerPool(options.urls, options.cooldownMs ?? 30_000, options.now ?? Date.now, (url, reason, cooldownMs, usableLeft) =>
+      warn?.(
+        `sandbox server ${url} failed (${reason}); it is skipped for ${Math.round(cooldownMs / 1000)} s and ${usableLeft > 0 ? "its episodes are replayed on the other servers" : "no other server is usable now"}`,
+      ),
     );
   }
 

@@ -29,13 +29,14 @@ export class ServerPool {
    * @param urls server roots, in order of preference for ties
    * @param cooldownMs milliseconds a failed server is skipped
    * @param now milliseconds clock (injected for tests)
-   * @param onDown called when a usable server is marked down (not again while it cools down), e.g. to tell the user
+   * @param onDown called when a usable server is marked down (not again while it cools down), e.g. to tell the user;
+   * `usableLeft` is how many servers are still usable after it
    */
   constructor(
     urls: readonly string[],
     private readonly cooldownMs: number,
     private readonly now: () => number = Date.now,
-    private readonly onDown: (url: string, reason: string, cooldownMs: number) => void = () => undefined,
+    private readonly onDown: (url: string, reason: string, cooldownMs: number, usableLeft: number) => void = () => undefined,
   ) {
     this.servers = urls.map((url) => ({ url, inFlight: 0, downUntil: 0, reason: "" }));
   }
@@ -77,7 +78,7 @@ export class ServerPool {
     const wasUsable = server.downUntil <= time;
     server.downUntil = time + this.cooldownMs;
     server.reason = reason;
-    if (wasUsable) this.onDown(url, reason, this.cooldownMs);
+    if (wasUsable) this.onDown(url, reason, this.cooldownMs, this.servers.filter((candidate) => candidate.downUntil <= time).length);
   }
 
   /** Why no server is usable: each server with its last failure, or `cooling down` / the reason it was skipped for this call. */

@@ -40,28 +40,49 @@ interface EvalRow {
   finished_at: string | null;
 }
 
+/** Options of {@link SqliteEvalStore}. */
+export interface SqliteEvalStoreOptions {
+  /**
+   * Open an existing file for reading only (`eval --list`, `--compare`): no folder, schema or
+   * journal mode is written, and a file without the eval tables reads as a store with no
+   * evaluations. Writing methods then throw {@link StoreError}. @default false
+   */
+  readonly readOnly?: boolean;
+}
+
 /**
  * {@link EvalStore} in one SQLite file (better-sqlite3, WAL): `evals` holds each evaluation's
  * model, checkpoint, suite version and plan (seeds included); `eval_items` one row per item,
  * written as the item finishes, so a killed evaluation loses at most the items in flight.
  *
- * @throws StoreError when the file cannot be opened or written
+ * @throws StoreError when the file cannot be opened (read-only: also when it does not exist) or written
  */
 export class SqliteEvalStore implements EvalStore {
   private readonly db: Database.Database;
   private sequence: number;
+  /** False for a read-only file that holds no eval tables (every read is then empty). */
+  private readonly tables: boolean;
 
-  /** @param location path of the SQLite file (its folder is created) */
-  constructor(readonly location: string) {
+  /** @param location path of the SQLite file (its folder is created unless read-only) */
+  constructor(
+    readonly location: string,
+    options: SqliteEvalStoreOptions = {},
+  ) {
     try {
-      makeDirectory(dirname(location));
-      this.db = new Database(location);
-      this.db.pragma("journal_mode = WAL");
-      this.db.exec(SCHEMA);
+      if (options.readOnly === true) {
+        this.db = new Database(location, { readonly: true, fileMustExist: true });
+        this.tables = (this.db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN ('evals', 'eval_items')").get() as { n: number }).n === 2;
+      } else {
+        makeDirectory(dirname(location));
+        this.db = new Database(location);
+        this.db.pragma("journal_mode = WAL");
+        this.db.exec(SCHEMA);
+        this.tables = true;
+      }
+      this.sequence = this.tables ? (this.db.prepare("SELECT COALESCE(MAX(seq), 0) AS seq FROM eval_items").get() as { seq: number }).seq : 0;
     } catch (error) {
       throw new StoreError(`cannot open the eval store ${location}: ${(error as Error).message}`, { cause: error });
     }
-    this.sequence = (this.db.prepare("SELECT COALESCE(MAX(seq), 0) AS seq FROM eval_items").get() as { seq: number }).seq;
   }
 
   beginEval(record: Omit<EvalRecord, "finishedAt">): EvalRecord {
@@ -73,8 +94,9 @@ export class SqliteEvalStore implements EvalStore {
     return this.findEval(record.id) as EvalRecord;
   }
 
+  /** Records when an evaluation first finished; a later call (a rerun of a finished evaluation) keeps that time. */
   finishEval(id: string, finishedAt: string): void {
-    this.write(() => this.db.prepare("UPDATE evals SET finished_at = ? WHERE id = ?").run(finishedAt, id));
+    this.write(() => this.db.prepare("UPDATE evals SET finished_at = ? WHERE id = ? AND finished_at IS NULL").run(finishedAt, id));
   }
 
   saveItem(evalId: string, result: ItemResult): void {
@@ -92,11 +114,13 @@ export class SqliteEvalStore implements EvalStore {
   }
 
   listItems(evalId: string): ItemResult[] {
+    if (!this.tables) return [];
     const rows = this.db.prepare("SELECT result FROM eval_items WHERE eval_id = ? ORDER BY seq").all(evalId) as { result: string }[];
     return rows.map((row) => JSON.parse(row.result) as ItemResult);
   }
 
   findEval(idOrPrefix: string): EvalRecord | undefined {
+    if (!this.tables) return undefined;
     const exact = this.db.prepare("SELECT * FROM evals WHERE id = ?").get(idOrPrefix) as EvalRow | undefined;
     if (exact !== undefined) return recordOf(exact);
     const matches = this.db.prepare("SELECT * FROM evals WHERE substr(id, 1, ?) = ?").all(idOrPrefix.length, idOrPrefix) as EvalRow[];
@@ -104,6 +128,7 @@ export class SqliteEvalStore implements EvalStore {
   }
 
   listEvals(): EvalRecord[] {
+    if (!this.tables) return [];
     return (this.db.prepare("SELECT * FROM evals ORDER BY seq").all() as EvalRow[]).map(recordOf);
   }
 

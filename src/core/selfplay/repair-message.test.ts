@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { reject } from "../../spec/index.js";
-import { REPAIR_DETAIL_LINES, REPAIR_EVIDENCE_CHARS, repairMessage } from "./repair-message.js";
+import { REPAIR_ADVICE, REPAIR_DETAIL_LINES, REPAIR_EVIDENCE_CHARS, repairMessage } from "./repair-message.js";
 
 describe("repairMessage", () => {
   it("names the first failing gate, reason and message, with the traceback's last lines", () => {
@@ -43,5 +43,17 @@ describe("repairMessage", () => {
     const verdicts = [reject("deterministic", "seeds_identical", "only 1 of 8 seeds give distinct instances")];
     expect(repairMessage(verdicts, "scaffold")).toContain("generate(rng) must draw the instance's values from rng");
     expect(repairMessage(verdicts, "class")).not.toContain("generate(rng)");
+  });
+
+  it("after a calibration or self-review reject, says what to change about the task itself", () => {
+    const tooHard = repairMessage([reject("calibration", "too_hard", "the Solver's pass rate 0.00 is not above 0", { plays: 16, wins: 0 })], "scaffold", { mode: "restart" });
+    expect(tooHard.split("\n")).toEqual([
+      "An earlier reply to this was rejected by the calibration check (too_hard): the Solver's pass rate 0.00 is not above 0",
+      REPAIR_ADVICE.too_hard,
+      '{"plays":16,"wins":0}',
+      "Write the task again and avoid that error.",
+    ]);
+    expect(repairMessage([reject("calibration", "too_easy", "the Solver's pass rate 1.00 is not below 1")], "scaffold")).toContain("Make each instance harder");
+    expect(repairMessage([reject("self-review", "review_rejected", "1 of 3 reviews rejected the environment")], "scaffold")).toContain("Fix what the reviews fault");
   });
 });

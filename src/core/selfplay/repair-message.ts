@@ -17,6 +17,9 @@ export const REPAIR_ADVICE: Readonly<Record<string, string>> = {
   missing_environment: "Define generate(rng), render(instance) and solve(instance) at module level, in one python block.",
   invalid_manifest: "Set NAME, TITLE, DESCRIPTION and HINT as string constants and SKILLS as a list of strings.",
   oracle_failed: "solve(instance) must return exactly the answer a correct reply gives, in the format render asks for.",
+  review_rejected: "Fix what the reviews fault: the question render(instance) asks and the answer solve(instance) returns must agree, and DESCRIPTION must say what the task is.",
+  too_hard: "Check that solve(instance) returns the answer to the question render(instance) asks, in the format it asks for, and make each instance smaller (fewer items, smaller numbers) so that it is solved in one short reply.",
+  too_easy: "Make each instance harder (more items, larger numbers, one more step), keeping solve(instance) exact.",
 };
 
 /** Longest evidence excerpt sent back on a repair turn, characters. */
