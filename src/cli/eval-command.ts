@@ -126,7 +126,7 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
       ...(sandbox === null ? {} : { sandbox }),
       suites: plans,
       questions: { maxTokens: settings.maxTokens, temperature: settings.temperature, seed: settings.seed },
-      episodes: { maxTurns: config.solver.maxTurns, maxTokens: config.solver.maxTokens, temperature: settings.temperature, concurrency: settings.concurrency },
+      episodes: { maxTurns: config.solver.maxTurns, maxTokens: config.solver.maxTokens, temperature: settings.temperature, format: config.solver.format, concurrency: settings.concurrency },
       generationTimeoutMs: settings.timeoutMs,
       concurrency: settings.concurrency,
       progress,
@@ -206,7 +206,8 @@ function planDocument(config: Config, plans: readonly SuitePlan[]): unknown {
         : { name: suite.name, environments: suite.environments.map((environment) => ({ id: environment.id, name: environment.package.manifest.name, seeds: environment.seeds })) },
     ),
     questions: { maxTokens: settings.maxTokens, temperature: settings.temperature },
-    episodes: { maxTurns: config.solver.maxTurns, maxTokens: config.solver.maxTokens, temperature: settings.temperature },
+    // the format only when not the default, so evaluations planned before solver.format keep their ids (and resume)
+    episodes: { maxTurns: config.solver.maxTurns, maxTokens: config.solver.maxTokens, temperature: settings.temperature, ...(config.solver.format === "action" ? {} : { format: config.solver.format }) },
   };
 }
 

@@ -76,8 +76,16 @@ export const ConfigSchema = z
         environments: z.number().int().min(1).max(100_000).default(1),
         /** Cap on turns per episode, on top of each environment's maxTurns. @default 3 */
         maxTurns: z.number().int().min(1).max(200).default(3),
-        /** New tokens per Solver action. @default 24 */
+        /** New tokens per Solver action (with `format: "answer"` the reasoning counts too: give it 256 or more). @default 24 */
         maxTokens: z.number().int().min(1).max(8192).default(24),
+        /**
+         * How the Solver replies. `action`: the reply is the action (SPADE; short, for the quick start's small
+         * model). `answer`: the Solver thinks step by step, then puts its action in `<answer>…</answer>`
+         * (the agent format of RAGEN and VAGEN; the same extraction as `envforge eval`'s questions: the last
+         * `<answer>`, else `\boxed{}`); the environment receives only that, and a reply without one is an
+         * empty (invalid) action. The whole reply is the trajectory that trains. @default "action"
+         */
+        format: z.enum(["action", "answer"]).default("action"),
         /** Solver sampling temperature. @default 0.7 */
         temperature: z.number().min(0).max(2).default(0.7),
         /**

@@ -1,7 +1,7 @@
 import type { Episode, ItemErrorCode, ItemResult, LanguageModel, Sandbox, SandboxOutcome } from "../../spec/index.js";
 import type { EnvPackage } from "../../spec/index.js";
 import { episodesOf, playEpisodeJobs, type EpisodeJob } from "../rollout/index.js";
-import { solverPolicy } from "../selfplay/solver-policy.js";
+import { solverPolicy, type SolverFormat } from "../selfplay/solver-policy.js";
 import { isModelTimeout } from "./time-limited-model.js";
 
 /** One held-out environment and the episode seeds it is played with. */
@@ -18,6 +18,8 @@ export interface EpisodeSampling {
   readonly maxTokens: number;
   readonly temperature: number;
   readonly historyTurns?: number;
+  /** How the Solver replies (`solver.format`). @default "action" */
+  readonly format?: SolverFormat;
   /** Episodes in flight at once, each in its own sandbox session. */
   readonly concurrency: number;
 }
@@ -66,6 +68,7 @@ export async function evaluateEpisodes(
           temperature: sampling.temperature,
           seed,
           ...(sampling.historyTurns === undefined ? {} : { historyTurns: sampling.historyTurns }),
+          ...(sampling.format === undefined ? {} : { format: sampling.format }),
         });
         return {
           name: inner.name,

@@ -2,7 +2,6 @@
  * Held-out evaluation: Reasoning Gym questions and held-out environments, results with intervals.
  * @module
  */
-export * from "./answer-extraction.js";
 export * from "./intervals.js";
 export * from "./summarize.js";
 export * from "./compare.js";

@@ -1,5 +1,5 @@
 import { SuiteError, type ChatMessage, type EvalBucket, type ItemErrorCode, type ItemResult, type ItemScore, type LanguageModel, type QuestionSuite, type SuiteItem, type TaskItemsRequest } from "../../spec/index.js";
-import { extractAnswer } from "./answer-extraction.js";
+import { extractAnswer } from "../rollout/index.js";
 import { isModelTimeout } from "./time-limited-model.js";
 
 /** Version of {@link questionMessages}' prompt layout; stored with every evaluation. */

@@ -1,7 +1,7 @@
 import type { EnvPackage, Episode, LanguageModel, Sandbox } from "../../spec/index.js";
 import { episodesOf, playEpisodeJobs, type EpisodeJob } from "../rollout/index.js";
 import { deriveSeed } from "../selfplay/sampling.js";
-import { solverPolicy } from "../selfplay/solver-policy.js";
+import { solverPolicy, type SolverFormat } from "../selfplay/solver-policy.js";
 
 /** Settings of Solver rollouts without the hint. */
 export interface RolloutSettings {
@@ -13,6 +13,8 @@ export interface RolloutSettings {
   readonly temperature: number;
   /** Episodes in flight at once (`solver.concurrency`). @default 1 */
   readonly concurrency?: number;
+  /** How the Solver replies (`solver.format`). @default "action" */
+  readonly format?: SolverFormat;
 }
 
 /**
@@ -29,7 +31,8 @@ export async function playSolverRollouts(pkg: EnvPackage, model: LanguageModel, 
     program,
     manifest: pkg.manifest,
     seed: deriveSeed(seedBase, "rollout", index) % 1_000_000,
-    policy: () => solverPolicy(model, { hint: null, maxTokens: settings.maxTokens, temperature: settings.temperature, seed: deriveSeed(seedBase, "sampling", index) }),
+    policy: () =>
+      solverPolicy(model, { hint: null, maxTokens: settings.maxTokens, temperature: settings.temperature, seed: deriveSeed(seedBase, "sampling", index), ...(settings.format === undefined ? {} : { format: settings.format }) }),
     options: { maxTurns: settings.maxTurns },
   }));
   return episodesOf(jobs, await playEpisodeJobs(sandbox, jobs, { concurrency: settings.concurrency ?? 1 }));

@@ -2,7 +2,7 @@ import type { EnvironmentScores, EnvPackage, Episode, LanguageModel, Sandbox } f
 import { hintRegret, mean } from "../rewards/index.js";
 import { episodesOf, playEpisodeJobs, type EpisodeJob } from "../rollout/index.js";
 import { deriveSeed } from "./sampling.js";
-import { solverPolicy } from "./solver-policy.js";
+import { solverPolicy, type SolverFormat } from "./solver-policy.js";
 
 /** Settings of Solver plays. */
 export interface SolverPlaySettings {
@@ -13,6 +13,8 @@ export interface SolverPlaySettings {
   readonly temperature: number;
   /** Episodes in flight at once (`solver.concurrency`). @default 1 */
   readonly concurrency?: number;
+  /** How the Solver replies (`solver.format`). @default "action" */
+  readonly format?: SolverFormat;
 }
 
 /** Episodes of one environment under both hint conditions. */
@@ -39,6 +41,7 @@ export function hintPlayJobs(pkg: EnvPackage, model: LanguageModel, settings: So
           maxTokens: settings.maxTokens,
           temperature: settings.temperature,
           seed: deriveSeed(seedBase, "sampling", hint ? 1 : 0, play),
+          ...(settings.format === undefined ? {} : { format: settings.format }),
         }),
       options: { maxTurns: settings.maxTurns },
     })),

@@ -185,6 +185,7 @@ async function evaluateCompletion(input: DesignStepInput, prompt: DesignerPrompt
           maxTokens: config.solver.maxTokens,
           temperature: config.solver.temperature,
           seed: deriveSeed(config.seed, round, "calibration-gate", index, play),
+          format: config.solver.format,
         }),
     },
   });

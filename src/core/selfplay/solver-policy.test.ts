@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChatMessage, GenerateOptions, Generation, LanguageModel, Turn } from "../../spec/index.js";
 import type { PolicyContext } from "../rollout/index.js";
-import { MAX_ACTION_CHARS, SOLVER_INSTRUCTION, solverMessages, solverPolicy } from "./solver-policy.js";
+import { MAX_ACTION_CHARS, SOLVER_ANSWER_INSTRUCTION, SOLVER_INSTRUCTION, solverMessages, solverPolicy } from "./solver-policy.js";
 
 const INSTRUCTION = "Reply with your next action only, in the exact format the task asks for.";
 const FIRST = `You stand at the start.\n\n${INSTRUCTION}`;
@@ -156,6 +156,24 @@ describe("solverPolicy (scripted fake model)", () => {
     const action = await solverPolicy(model, options).act(context([]));
     expect(action).not.toHaveProperty("tokens");
     expect(action).not.toHaveProperty("logprobs");
+  });
+
+  it("answer format: asks for reasoning then <answer>, acts with the last answer's content, and keeps the whole reply's tokens", async () => {
+    const reply = { text: "7 + 5 = 12, and <answer>11</answer> was a slip, so <answer> 12 </answer>", tokens: [1, 2, 3, 4], logprobs: [-0.1, -0.2, -0.3, -0.4], finishReason: "stop" } as const;
+    const model = new ScriptedGenerations([reply]);
+    const action = await solverPolicy(model, { ...options, format: "answer" }).act(context([]));
+    expect(action).toEqual({ text: "12", tokens: [1, 2, 3, 4], logprobs: [-0.1, -0.2, -0.3, -0.4] });
+    expect(model.requests[0]?.messages).toEqual([{ role: "user", content: `You stand at the start.\n\n${SOLVER_ANSWER_INSTRUCTION}` }]);
+  });
+
+  it("answer format: a reply without <answer> or \\boxed{} is an empty action (the environment flags it invalid); \\boxed{} counts", async () => {
+    const model = new ScriptedGenerations([
+      { text: "I think the answer is 12", finishReason: "length" },
+      { text: "so \\boxed{12}", finishReason: "stop" },
+    ]);
+    const policy = solverPolicy(model, { ...options, format: "answer" });
+    expect((await policy.act(context([]))).text).toBe("");
+    expect((await policy.act(context([]))).text).toBe("12");
   });
 
   it("lets a model error propagate, so the episode ends as a policy error", async () => {

@@ -1,5 +1,11 @@
 import type { ChatMessage, LanguageModel } from "../../spec/index.js";
-import type { Policy, PolicyContext } from "../rollout/index.js";
+import { extractAnswer, type Policy, type PolicyContext } from "../rollout/index.js";
+
+/**
+ * How the Solver replies (config `solver.format`): `action`, the reply is the action; `answer`,
+ * reasoning then the action in `<answer>…</answer>` ({@link SOLVER_ANSWER_INSTRUCTION}).
+ */
+export type SolverFormat = "action" | "answer";
 
 /** Options of {@link solverPolicy}. */
 export interface SolverPolicyOptions {
@@ -11,6 +17,8 @@ export interface SolverPolicyOptions {
   readonly seed: number;
   /** Earlier turns kept in the prompt, at least 1 (older ones are dropped). @default 6 */
   readonly historyTurns?: number;
+  /** How the Solver replies. @default "action" */
+  readonly format?: SolverFormat;
 }
 
 /** Longest action passed to an environment, characters. */
@@ -20,6 +28,9 @@ export const MAX_ACTION_CHARS = 2000;
  * The Solver role: the model plays an episode as a multi-turn chat, with the
  * observation as the user message and its reply as the action (SPADE). With a
  * hint, the hint is shown after the first observation ({@link solverMessages}).
+ * In the `answer` format the action is the reply's last `<answer>…</answer>`
+ * (else `\boxed{}`; else empty) while the tokens returned are the whole reply,
+ * so its reasoning trains with it; later turns show the action, not the reasoning.
  */
 export function solverPolicy(model: LanguageModel, options: SolverPolicyOptions): Policy {
   return {
@@ -30,8 +41,9 @@ export function solverPolicy(model: LanguageModel, options: SolverPolicyOptions)
         temperature: options.temperature,
         seed: options.seed + context.turns.length,
       });
+      const reply = generation.text.trim();
       return {
-        text: generation.text.trim().slice(0, MAX_ACTION_CHARS),
+        text: (options.format === "answer" ? (extractAnswer(reply) ?? "") : reply).slice(0, MAX_ACTION_CHARS),
         ...(generation.tokens ? { tokens: generation.tokens } : {}),
         ...(generation.logprobs ? { logprobs: generation.logprobs } : {}),
         ...(generation.promptTokens ? { promptTokens: generation.promptTokens } : {}),
@@ -50,15 +62,19 @@ export function solverPolicy(model: LanguageModel, options: SolverPolicyOptions)
  */
 export const SOLVER_INSTRUCTION = "Reply with your next action only, in the exact format the task asks for.";
 
+/** The Solver's instruction in the `answer` format (config `solver.format`), in place of {@link SOLVER_INSTRUCTION}. */
+export const SOLVER_ANSWER_INSTRUCTION = "Think step by step, briefly. Then give your next action inside <answer></answer>, in the exact format the task asks for.";
+
 /**
  * The chat the Solver sees at one turn: the first user message holds the initial
  * observation, a note when earlier turns were dropped, the hint when there is one
- * and {@link SOLVER_INSTRUCTION}; then each kept turn as the assistant's action and
- * the user's observation. There is no system message, and the first message is the
+ * and {@link SOLVER_INSTRUCTION} ({@link SOLVER_ANSWER_INSTRUCTION} in the `answer`
+ * format); then each kept turn as the assistant's action and the user's
+ * observation. There is no system message, and the first message is the
  * same at every turn, so the prompts of one episode extend each other (one datum
  * per episode while the history fits).
  */
-export function solverMessages(context: PolicyContext, options: Pick<SolverPolicyOptions, "hint" | "historyTurns">): ChatMessage[] {
+export function solverMessages(context: PolicyContext, options: Pick<SolverPolicyOptions, "hint" | "historyTurns" | "format">): ChatMessage[] {
   const keep = Math.max(1, Math.floor(options.historyTurns ?? 6));
   const recent = context.turns.slice(-keep);
   const omitted = context.turns.length - recent.length;
@@ -66,7 +82,7 @@ export function solverMessages(context: PolicyContext, options: Pick<SolverPolic
     omitted === 0 ? context.initialObservation : `${context.initialObservation}\n[${omitted} earlier turns omitted]`,
     "",
     ...(options.hint === null ? [] : [`Hint: ${options.hint}`]),
-    SOLVER_INSTRUCTION,
+    options.format === "answer" ? SOLVER_ANSWER_INSTRUCTION : SOLVER_INSTRUCTION,
   ].join("\n");
   const messages: ChatMessage[] = [{ role: "user", content: first }];
   for (const turn of recent) {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { extractAnswer } from "../../../core/eval/answer-extraction.js";
+import { extractAnswer } from "../../../core/rollout/answer-extraction.js";
 import { EVAL_BUCKETS, SuiteError } from "../../../spec/index.js";
 import { bucketOfTask, HARD_PARAMETERS, taskParameters } from "./buckets.js";
 import { DEFAULT_REASONING_GYM_TASKS } from "./default-tasks.js";
