@@ -115,7 +115,7 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
       const url = new URL(request.url ?? "/", "http://dashboard");
       const api = url.pathname === "/api" || url.pathname.startsWith("/api/");
       admit(request, api);
-      if (request.method !== "GET" && request.method !== "HEAD") throw new ServeRequestError("invalid_request", `the dashboard is read-only: method ${request.method} is not allowed`);
+      if (request.method !== "GET" && request.method !== "HEAD") throw new ServeRequestError("method_not_allowed", `the dashboard is read-only: method ${String(request.method).slice(0, 20)} is not allowed`, { allow: ["GET", "HEAD"] });
       if (url.pathname === "/api/events") {
         openStream(request, response);
         return;

@@ -78,6 +78,18 @@ describe("environment server: bad input", () => {
     await bystanderUnaffected();
   });
 
+  it("a method a path does not take: 405 with Allow; an unknown path: 404", async () => {
+    const get = await fetch(`${test.server.url}/step`);
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+    expect(await get.json()).toMatchObject({ reason: "method_not_allowed" });
+    const post = await fetch(`${test.server.url}/health`, { method: "POST", body: "{}" });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET, HEAD");
+    expect((await fetch(`${test.server.url}/no-such-route`)).status).toBe(404);
+    await bystanderUnaffected();
+  });
+
   it("a 10 MB action: VALIDATION_ERROR / action_too_large, and the episode goes on", async () => {
     const session = await client.connect();
     await session.reset({ env: "echo", seed: 4 });

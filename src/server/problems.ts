@@ -9,6 +9,7 @@ import type { ErrorData, OpenEnvErrorCode } from "./openenv-wire.js";
 export const PROBLEM_ANSWERS: Readonly<Record<ServeProblem, { readonly status: number; readonly code: OpenEnvErrorCode }>> = {
   invalid_json: { status: 400, code: "INVALID_JSON" },
   invalid_request: { status: 422, code: "VALIDATION_ERROR" },
+  method_not_allowed: { status: 405, code: "VALIDATION_ERROR" },
   unknown_message_type: { status: 400, code: "UNKNOWN_TYPE" },
   unknown_environment: { status: 404, code: "VALIDATION_ERROR" },
   ambiguous_environment: { status: 409, code: "VALIDATION_ERROR" },
@@ -46,13 +47,15 @@ export function errorData(error: ServeRequestError): ErrorData {
 
 /**
  * The HTTP answer for `error`: its status and a FastAPI-style body `{ detail, code, reason }`
- * (`retry_after_ms` too for rate limits), with `Retry-After` (seconds) when known.
+ * (`retry_after_ms` too for rate limits), with `Retry-After` (seconds) when known and
+ * `Allow` for a method the path does not take.
  */
 export function errorAnswer(error: ServeRequestError): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
   const { status, code } = PROBLEM_ANSWERS[error.problem];
   const headers: Record<string, string> = {};
   if (error.retryAfterMs !== null) headers["retry-after"] = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
   if (error.problem === "unauthorized") headers["www-authenticate"] = 'Bearer realm="envforge"';
+  if (error.allow.length > 0) headers.allow = error.allow.join(", ");
   return {
     status,
     headers,

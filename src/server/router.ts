@@ -26,18 +26,19 @@ export interface Route {
 
 /**
  * The route for a method and path, with its parameters.
- * @throws ServeRequestError `not_found` when no route has the path, `invalid_request` when the path exists for other methods
+ * @throws ServeRequestError `not_found` when no route has the path, `method_not_allowed` (405, with the allowed methods) when the path exists for other methods
  */
 export function matchRoute(routes: readonly Route[], method: string, pathname: string): { route: Route; params: Record<string, string> } {
   const segments = pathname.split("/").filter((segment) => segment !== "");
-  let pathMatched = false;
+  const allowed = new Set<string>();
   for (const route of routes) {
     const params = matchPattern(route.pattern, segments);
     if (params === null) continue;
     if (route.method === method || (method === "HEAD" && route.method === "GET")) return { route, params };
-    pathMatched = true;
+    allowed.add(route.method);
+    if (route.method === "GET") allowed.add("HEAD");
   }
-  if (pathMatched) throw new ServeRequestError("invalid_request", `method ${method} is not allowed on ${pathname}`);
+  if (allowed.size > 0) throw new ServeRequestError("method_not_allowed", `method ${method.slice(0, 20)} is not allowed on ${pathname.slice(0, 200)}`, { allow: [...allowed] });
   throw new ServeRequestError("not_found", `no route ${method} ${pathname.slice(0, 200)}`);
 }
 

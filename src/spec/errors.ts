@@ -161,6 +161,7 @@ export class LoraAdapterError extends EnvforgeError {
 export type ServeProblem =
   | "invalid_json"
   | "invalid_request"
+  | "method_not_allowed"
   | "unknown_message_type"
   | "unknown_environment"
   | "ambiguous_environment"
@@ -182,6 +183,7 @@ export type ServeProblem =
 const SERVE_PROBLEM_NAMES: Readonly<Record<ServeProblem, true>> = {
   invalid_json: true,
   invalid_request: true,
+  method_not_allowed: true,
   unknown_message_type: true,
   unknown_environment: true,
   ambiguous_environment: true,
@@ -218,11 +220,14 @@ export class ServeRequestError extends EnvforgeError {
   readonly problem: ServeProblem;
   /** Milliseconds to wait before retrying, when known (rate limits). */
   readonly retryAfterMs: number | null;
+  /** The methods the path allows (`method_not_allowed`: the HTTP `Allow` header); empty otherwise. */
+  readonly allow: readonly string[];
 
-  constructor(problem: ServeProblem, message: string, options: { retryAfterMs?: number | null; cause?: unknown } = {}) {
+  constructor(problem: ServeProblem, message: string, options: { retryAfterMs?: number | null; allow?: readonly string[]; cause?: unknown } = {}) {
     super("serve_request_refused", message, { retryable: RETRYABLE_PROBLEMS.has(problem), cause: options.cause });
     this.problem = problem;
     this.retryAfterMs = options.retryAfterMs ?? null;
+    this.allow = options.allow ?? [];
   }
 }
 
