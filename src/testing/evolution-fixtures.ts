@@ -1,5 +1,5 @@
 import { designCompletion } from "./scripted-model.js";
-import type { EnvPackage } from "../spec/index.js";
+import type { ChatMessage, EnvPackage } from "../spec/index.js";
 
 // Fixtures shared by the evolution tests (not shipped in the public API).
 
@@ -61,6 +61,26 @@ export function filesReply(envSource: string, oracleSource: string, manifest: Re
 /** A plan reply of the Proposer. */
 export function planReply(steps: readonly { scenario: string; skill: string }[], summary = "replace recall by addition"): string {
   return `Here is the plan:\n\`\`\`json\n${JSON.stringify({ summary, steps })}\n\`\`\``;
+}
+
+/**
+ * A SCRIPTED Proposer reply (control-flow tests only) that follows the prompt's
+ * direction and span mechanically, so it passes `plan-check`: it reads the
+ * "Current sequence" lines and the "Change only step(s) …" sentence, then inserts
+ * a new step after the span (LENGTH) or renames the span's first scenario
+ * (SCENARIO) or skill (SKILL), suffixed with `tag` so plans differ.
+ */
+export function spanPlanReply(messages: readonly ChatMessage[], tag: string): string {
+  const prompt = messages.at(-1)?.content ?? "";
+  const sequence = [...prompt.matchAll(/^\d+\. scenario: (.*) \| skill: (.*)$/gm)].map((match) => ({ scenario: match[1] as string, skill: match[2] as string }));
+  const range = /Change only steps? (\d+)(?: to (\d+))?\./.exec(prompt);
+  const start = range === null ? 0 : Number(range[1]) - 1;
+  const end = range === null ? sequence.length : Number(range[2] ?? range[1]);
+  const steps = sequence.map((step) => ({ ...step }));
+  if (/Direction LENGTH/.test(prompt)) steps.splice(end, 0, { scenario: `follow-up ${tag}`, skill: `combine results ${tag}` });
+  else if (/Direction SCENARIO/.test(prompt)) (steps[start] as { scenario: string }).scenario = `rare situation ${tag}`;
+  else (steps[start] as { skill: string }).skill = `rare skill ${tag}`;
+  return planReply(steps, `plan ${tag}`);
 }
 
 /** Reviewer replies. */

@@ -54,12 +54,13 @@ export function directionInstruction(direction: EvolutionDirection, effort: Evol
       : span.end - span.start === 1
         ? `Change only step ${span.start + 1}.`
         : `Change only steps ${span.start + 1} to ${span.end}.`;
+  // one short worked example per direction: small models copy the sequence unchanged without one (envforge evolve, 1.5B)
   switch (direction) {
     case "length":
-      return `Direction LENGTH: make the task longer. Extend the chain with new steps that depend on earlier results (add dependencies), keeping every existing step solvable. ${where} New steps go after the span.`;
+      return `Direction LENGTH: make the task longer. Extend the chain with new steps that depend on earlier results (add dependencies), keeping every existing step solvable. ${where} New steps go after the span; keep the steps outside the span as they are.\nExample: "1. scenario: a shopping list | skill: add the prices" becomes "1. scenario: a shopping list | skill: add the prices" and "2. scenario: a discount on the total | skill: compute a percentage".`;
     case "scenario":
-      return `Direction SCENARIO: replace the scenarios (the situations) with different, less common ones, and keep the same skills in the same order. ${where}`;
+      return `Direction SCENARIO: replace the scenarios (the situations) with different, less common ones, and keep the same skills in the same order and the same number of steps. ${where} Keep the other steps exactly as they are.\nExample: "1. scenario: a shopping list | skill: add the prices" becomes "1. scenario: a ship's cargo manifest | skill: add the prices".`;
     case "skill":
-      return `Direction SKILL: replace the skills the agent needs with different, rarer ones, and keep the scenarios. ${where}`;
+      return `Direction SKILL: replace the skills the agent needs with different, rarer ones, and keep the scenarios and the number of steps. ${where} Keep the other steps exactly as they are.\nExample: "1. scenario: a shopping list | skill: add the prices" becomes "1. scenario: a shopping list | skill: find the median price".`;
   }
 }

@@ -3,7 +3,7 @@ import { BwrapSandbox } from "../../adapters/sandbox/index.js";
 import { SqliteStore } from "../../adapters/store/index.js";
 import { parseConfig } from "../../config/index.js";
 import { packageId, reject, type EnvPackage, type Store } from "../../spec/index.js";
-import { filesReply, PARENT, PASS, planReply, rejectReply, SUM_ENV, SUM_ORACLE } from "../../testing/evolution-fixtures.js";
+import { filesReply, PARENT, PASS, rejectReply, spanPlanReply, SUM_ENV, SUM_ORACLE } from "../../testing/evolution-fixtures.js";
 import { ScriptedRoleModel, type ScriptedReply } from "../../testing/scripted-role-model.js";
 import { testAdmissionResources } from "../../testing/admission-resources.js";
 import { lineageIdFor, runEvolution } from "./lineage-runner.js";
@@ -31,7 +31,7 @@ function workingScript(): Record<string, ScriptedReply[]> {
   let children = 0;
   return {
     analyst: ['[{"scenario": "quiz", "skill": "recall"}]'],
-    proposer: [() => planReply(Array.from({ length: 2 + plans++ }, (_, index) => ({ scenario: "quiz", skill: `skill ${index}` })))],
+    proposer: [(messages) => spanPlanReply(messages, String(plans++))],
     reviewer: [PASS],
     modifier: [() => filesReply(SUM_ENV.replace(/99/g, String(100 + children++)), SUM_ORACLE)],
   };

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ModelUnavailableError } from "../../spec/index.js";
 import { PARENT, PASS, planReply, rejectReply } from "../../testing/evolution-fixtures.js";
 import { ScriptedRoleModel } from "../../testing/scripted-role-model.js";
-import { parsePlan, runPlanningLoop, type PlanningInput } from "./planning-loop.js";
+import { checkPlan, parsePlan, runPlanningLoop, type PlanningInput } from "./planning-loop.js";
 
 // Control flow of the planning loop with a SCRIPTED FAKE model (ScriptedRoleModel).
 
@@ -64,6 +64,34 @@ describe("runPlanningLoop (scripted fake model)", () => {
     const result = await runPlanningLoop({ ...input, direction: "length" }, model, settings(1));
     expect(result.plan).toBeNull();
     expect(result.rounds[0]?.review).toMatchObject({ reason: "plan_not_longer" });
+  });
+
+  it("checks direction and effort by program before review, with the exact reason sent back", () => {
+    const sequence = [
+      { scenario: "a shopping list", skill: "add the prices" },
+      { scenario: "a receipt", skill: "compare totals" },
+      { scenario: "a budget", skill: "subtract" },
+    ];
+    const plan = (steps: { scenario: string; skill: string }[]) => ({ summary: "harder", steps });
+    const at = (direction: PlanningInput["direction"], start: number, end: number) => ({ ...input, sequence, direction, span: { start, end } });
+    const reason = (verdict: ReturnType<typeof checkPlan>) => (verdict?.status === "reject" ? verdict.reason : "ok");
+    const [first, second, third] = sequence as [(typeof sequence)[0], (typeof sequence)[0], (typeof sequence)[0]];
+    // SKILL, span step 2: only step 2's skill may change
+    expect(reason(checkPlan(plan([first, { ...second, skill: "find the median" }, third]), at("skill", 1, 2)))).toBe("ok");
+    expect(reason(checkPlan(plan([first, { ...second, skill: "find the median" }]), at("skill", 1, 2)))).toBe("plan_wrong_length");
+    expect(checkPlan(plan([first, { scenario: "a ledger", skill: "find the median" }, third]), at("skill", 1, 2))).toMatchObject({ reason: "plan_changed_kept", message: `a SKILL plan keeps every scenario; step 2's scenario must stay "a receipt"` });
+    expect(checkPlan(plan([{ ...first, skill: "multiply" }, { ...second, skill: "find the median" }, third]), at("skill", 1, 2))).toMatchObject({ reason: "plan_outside_span", message: "change only step 2; step 1 is outside it and must stay as it is" });
+    // SCENARIO keeps skills; labels compare normalised
+    expect(reason(checkPlan(plan([{ scenario: "a ship's manifest", skill: "Add the prices." }, second, third]), at("scenario", 0, 2)))).toBe("ok");
+    expect(reason(checkPlan(plan([{ scenario: "a ship's manifest", skill: "add weights" }, second, third]), at("scenario", 0, 2)))).toBe("plan_changed_kept");
+    // LENGTH, span steps 1 to 2: step 3 must close the plan; new steps go between
+    const extra = { scenario: "a discount", skill: "compute a percentage" };
+    expect(reason(checkPlan(plan([first, second, extra, third]), at("length", 0, 2)))).toBe("ok");
+    expect(reason(checkPlan(plan([first, { ...second, skill: "divide" }, extra, third]), at("length", 0, 2)))).toBe("ok");
+    expect(reason(checkPlan(plan([first, second, third, extra]), at("length", 0, 2)))).toBe("plan_outside_span");
+    expect(reason(checkPlan(plan([first, second, third, extra]), at("length", 1, 3)))).toBe("ok");
+    // effort max spans everything
+    expect(reason(checkPlan(plan([{ ...first, skill: "multiply" }, { ...second, skill: "divide" }, third]), at("skill", 0, 3)))).toBe("ok");
   });
 
   it("records model errors and unreadable reviews as rejected rounds, never throws", async () => {

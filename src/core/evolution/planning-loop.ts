@@ -97,19 +97,57 @@ export function parsePlan(completion: string): EditPlan | null {
 }
 
 /**
- * Mechanical checks of a plan before the reviewer sees it (gate `plan-check`):
- * the sequence must change (`plan_unchanged`), and a LENGTH plan must have
- * more steps than the parent (`plan_not_longer`). Null when both hold.
+ * Mechanical checks of a plan before the reviewer sees it (gate `plan-check`),
+ * the direction and effort rules a program can check, so that a small model's
+ * reviewer is not asked them and the Proposer gets an exact reason:
+ * - the sequence must change (`plan_unchanged`);
+ * - LENGTH: more steps than the parent (`plan_not_longer`), the parent's steps
+ *   before the span opening the plan and those after it closing it, unchanged
+ *   (`plan_outside_span`);
+ * - SCENARIO and SKILL: as many steps as the parent (`plan_wrong_length`), the
+ *   kept half of every step unchanged (`plan_changed_kept`: SCENARIO keeps the
+ *   skills, SKILL the scenarios), and no step outside the span changed
+ *   (`plan_outside_span`; effort `max` spans the whole sequence).
+ * Kept labels compare after {@link normalizeLabel}, punctuation ignored. Null when every check holds.
  */
 export function checkPlan(plan: EditPlan, input: PlanningInput): Verdict | null {
+  const loose = (label: string) => normalizeLabel(label).replace(/[^\p{L}\p{N} ]/gu, "").trim();
+  const same = (a: ScenarioSkillStep | undefined, b: ScenarioSkillStep | undefined, part: keyof ScenarioSkillStep) => a !== undefined && b !== undefined && loose(a[part]) === loose(b[part]);
   const key = (steps: readonly ScenarioSkillStep[]) => steps.map((step) => `${normalizeLabel(step.scenario)}|${normalizeLabel(step.skill)}`).join("\n");
   if (key(plan.steps) === key(input.sequence)) {
     return reject("plan-check", "plan_unchanged", "the planned sequence equals the current one; change the steps the direction asks for");
   }
-  if (input.direction === "length" && plan.steps.length <= input.sequence.length) {
-    return reject("plan-check", "plan_not_longer", `a LENGTH plan needs more than ${input.sequence.length} steps; it has ${plan.steps.length}`);
+  const spanText = spanDescription(input.span);
+  if (input.direction === "length") {
+    if (plan.steps.length <= input.sequence.length) {
+      return reject("plan-check", "plan_not_longer", `a LENGTH plan needs more than ${input.sequence.length} steps; it has ${plan.steps.length}`);
+    }
+    // the steps before the span open the plan unchanged, and those after it close it unchanged
+    const after = input.sequence.length - input.span.end;
+    const moved = input.sequence.findIndex((step, index) => {
+      if (index >= input.span.start && index < input.span.end) return false;
+      const planned = index < input.span.start ? plan.steps[index] : plan.steps[plan.steps.length - after + (index - input.span.end)];
+      return !same(step, planned, "scenario") || !same(step, planned, "skill");
+    });
+    if (moved >= 0) return reject("plan-check", "plan_outside_span", `change only ${spanText} and add the new steps after it; step ${moved + 1} is outside it and must stay as it is`);
+    return null;
   }
+  if (plan.steps.length !== input.sequence.length) {
+    return reject("plan-check", "plan_wrong_length", `a ${input.direction.toUpperCase()} plan keeps the ${input.sequence.length} steps of the sequence and edits them; it has ${plan.steps.length}`);
+  }
+  const kept: keyof ScenarioSkillStep = input.direction === "scenario" ? "skill" : "scenario";
+  const changedKept = input.sequence.findIndex((step, index) => !same(step, plan.steps[index], kept));
+  if (changedKept >= 0) {
+    const step = input.sequence[changedKept] as ScenarioSkillStep;
+    return reject("plan-check", "plan_changed_kept", `a ${input.direction.toUpperCase()} plan keeps every ${kept}; step ${changedKept + 1}'s ${kept} must stay "${step[kept]}"`);
+  }
+  const outside = input.sequence.findIndex((step, index) => (index < input.span.start || index >= input.span.end) && (!same(step, plan.steps[index], "scenario") || !same(step, plan.steps[index], "skill")));
+  if (outside >= 0) return reject("plan-check", "plan_outside_span", `change only ${spanText}; step ${outside + 1} is outside it and must stay as it is`);
   return null;
+}
+
+function spanDescription(span: EditSpan): string {
+  return span.end - span.start === 1 ? `step ${span.start + 1}` : `steps ${span.start + 1} to ${span.end}`;
 }
 
 /**
