@@ -118,12 +118,18 @@ describe("environment server: bad input", () => {
     await bystanderUnaffected();
   });
 
-  it("non-JSON, unknown-type and malformed frames: INVALID_JSON, UNKNOWN_TYPE, VALIDATION_ERROR; the session lives on", async () => {
+  it("non-JSON, unknown-type, non-object and malformed frames: INVALID_JSON, UNKNOWN_TYPE, VALIDATION_ERROR; the session lives on", async () => {
     const session = await client.connect();
     expect(await session.raw("this is not json")).toMatchObject({ type: "error", data: { code: "INVALID_JSON", reason: "invalid_json" } });
     expect(await session.raw(JSON.stringify({ type: "jump" }))).toMatchObject({ type: "error", data: { code: "UNKNOWN_TYPE" } });
-    expect(await session.raw(JSON.stringify([1, 2, 3]))).toMatchObject({ type: "error", data: { code: "UNKNOWN_TYPE" } });
+    for (const notAnObject of [[1, 2, 3], "reset", 7, null]) {
+      expect(await session.raw(JSON.stringify(notAnObject))).toMatchObject({ type: "error", data: { code: "VALIDATION_ERROR", reason: "invalid_request", message: expect.stringMatching(/must be a JSON object with a "type"/) } });
+    }
     expect(await session.raw(JSON.stringify({ type: "reset", data: { env: "echo", seed: -1 } }))).toMatchObject({ type: "error", data: { code: "VALIDATION_ERROR" } });
+    // a seed past the safe-integer range breaks two zod bounds; the message names the field once
+    const huge = (await session.raw(JSON.stringify({ type: "reset", data: { env: "echo", seed: 1e30 } }))) as { data: { code: string; message: string } };
+    expect(huge.data.code).toBe("VALIDATION_ERROR");
+    expect(huge.data.message.match(/seed:/g)).toHaveLength(1);
     expect(await session.raw(JSON.stringify({ type: "reset", extra: 1 }))).toMatchObject({ type: "error", data: { code: "VALIDATION_ERROR" } });
     await session.reset({ env: "echo", seed: 5 });
     expect(await session.raw(JSON.stringify({ type: "step", data: { text: "wrong key" } }))).toMatchObject({ type: "error", data: { code: "VALIDATION_ERROR" } });

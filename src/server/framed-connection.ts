@@ -116,7 +116,8 @@ function text(data: RawData): string {
 
 /**
  * The JSON message of a frame whose `type` is one of `types`.
- * @throws ServeRequestError `invalid_json` for text that is not JSON, `unknown_message_type` for another type (`hint` appended)
+ * @throws ServeRequestError `invalid_json` for text that is not JSON, `invalid_request` for JSON that is not an object,
+ * `unknown_message_type` for another type (`hint` appended)
  */
 export function typedMessage(raw: string, types: ReadonlySet<string>, hint = ""): { readonly type: string; readonly message: unknown } {
   let message: unknown;
@@ -125,7 +126,10 @@ export function typedMessage(raw: string, types: ReadonlySet<string>, hint = "")
   } catch (error) {
     throw new ServeRequestError("invalid_json", `Invalid JSON: ${(error as Error).message}`);
   }
-  const type = typeof message === "object" && message !== null ? (message as { type?: unknown }).type : undefined;
+  if (typeof message !== "object" || message === null || Array.isArray(message)) {
+    throw new ServeRequestError("invalid_request", `a frame must be a JSON object with a "type" (one of ${[...types].join(", ")}), not ${Array.isArray(message) ? "an array" : message === null ? "null" : `a ${typeof message}`}`);
+  }
+  const type = (message as { type?: unknown }).type;
   if (typeof type !== "string" || !types.has(type)) {
     throw new ServeRequestError("unknown_message_type", `Unknown message type: ${String(type ?? "").slice(0, 100)}${hint}`);
   }
