@@ -81,5 +81,13 @@ const EXPECTED: string[] = [
   "3/0 admitted",
   "4/0 admitted",
   "5/0 admitted",
+  // 2026-12-02 (every gate, restart repairs), designs 1 and 2 of that run: all pass the mechanical gates; in the run
+  // 1/0 and 2/0 were rejected by self-review, 2/1 by calibration (too_hard), and 1/1 (digit-sum) and 2/2
+  // (math-multiplication) passed all eleven gates
+  "1/0 admitted",
+  "1/1 admitted",
+  "2/0 admitted",
+  "2/1 admitted",
+  "2/2 admitted",
   "0/0 static: syntax_error",
 ];
