@@ -67,6 +67,18 @@ describe("--compare and --json", () => {
     await expect(evalCommand({ compare: ["aaaa", "aaaa11"], store: path })).rejects.toThrowError(ConfigError);
   });
 
+  it("names the evals an ambiguous prefix matches, and refuses an empty id", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "envforge-compare-"));
+    folders.push(folder);
+    const path = join(folder, "eval.db");
+    const store = new SqliteEvalStore(path);
+    for (const id of ["abc111", "abc222"]) store.beginEval({ id, model: "base", checkpoint: null, suiteVersion: "v", plan: {}, createdAt: "2026-01-01T00:00:00.000Z" });
+    store.close();
+    await expect(evalCommand({ compare: ["abc", "abc111"], store: path })).rejects.toThrowError("the prefix abc matches 2 evals (abc111, abc222); give more of the id");
+    await expect(evalCommand({ compare: ["", "abc111"], store: path })).rejects.toThrowError(/no eval with id or prefix ""/);
+    await expect(evalCommand({ list: true, store: join(folder, "missing.db") })).rejects.toThrowError(/^no eval store at .*missing\.db$/);
+  });
+
   it("warns when the two evaluations hold different tasks or items per task, and not when they match", () => {
     const summary = (tasks: Record<string, number>, suite = "reasoning-gym") =>
       summarizeEvaluation(Object.entries(tasks).flatMap(([task, count]) => Array.from({ length: count }, (_, index) => item(suite, task, "Math", index, index === 0))));

@@ -215,7 +215,7 @@ function planDocument(config: Config, plans: readonly SuitePlan[]): unknown {
 function readStoreCommand(flags: EvalFlags): number {
   const config = resolveEvalConfig({ ...(flags.config === undefined ? {} : { config: flags.config }), ...(flags.store === undefined ? {} : { store: flags.store }) });
   const path = evalStorePath(config, flags.run);
-  if (!existsSync(path)) throw new ConfigError(`no eval store at ${path} (give --store)`);
+  if (!existsSync(path)) throw new ConfigError(`no eval store at ${path}${flags.store === undefined ? " (give --store)" : ""}`);
   const store = new SqliteEvalStore(path, { readOnly: true });
   try {
     if (flags.list === true) {
@@ -234,9 +234,14 @@ function readStoreCommand(flags: EvalFlags): number {
     const [first, second] = flags.compare ?? [];
     if (first === undefined || second === undefined || (flags.compare?.length ?? 0) > 2) throw new ConfigError(`--compare takes two eval ids (or unique prefixes; see --list), not ${flags.compare?.length ?? 0}`);
     const find = (id: string) => {
-      const record = store.findEval(id);
-      if (record === undefined) throw new ConfigError(`--compare: no single eval with id or prefix ${id} in ${path} (see --list)`);
-      return record;
+      const record = id.length === 0 ? undefined : store.findEval(id);
+      if (record !== undefined) return record;
+      const matches = id.length === 0 ? [] : store.listEvals().filter((stored) => stored.id.startsWith(id));
+      throw new ConfigError(
+        matches.length > 1
+          ? `--compare: the prefix ${id} matches ${matches.length} evals (${matches.map((stored) => stored.id).join(", ")}); give more of the id`
+          : `--compare: no eval with id or prefix "${id}" in ${path} (see --list)`,
+      );
     };
     const a = find(first);
     const b = find(second);

@@ -32,8 +32,20 @@ describe("config", () => {
     expect(() => parseConfig({ sandbox: { backend: "docker" } }, "my.json")).toThrowError(/sandbox\.backend.*"bwrap"/s);
   });
 
-  it("names unknown keys", () => {
+  it("names unknown keys once, with the keys that level takes", () => {
     expect(() => parseConfig({ solver: { plays: 3 } })).toThrowError(/solver.*plays/s);
+    const message = (() => {
+      try {
+        parseConfig({ solver: { formatt: "answer" }, sandbox: { remote: { url: "x" } }, roundz: 1 });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return "";
+    })();
+    expect(message.match(/formatt/g)).toHaveLength(1);
+    expect(message).toMatch(/solver: .*"formatt".*; allowed: environments, maxTurns, maxTokens, format, temperature, sampling, concurrency/);
+    expect(message).toMatch(/sandbox\.remote: .*; allowed: urls, tokenEnv, connectTimeoutMs, heartbeatMs, cooldownMs/);
+    expect(message).toMatch(/\(root\): .*"roundz".*; allowed: rounds, out, seed, plays, model,/);
   });
 
   it("names the key of a wrong type", () => {

@@ -13,10 +13,23 @@ export function parseConfig(raw: unknown, source = "config"): Config {
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
     const key = issue.path.join(".") || "(root)";
-    const extra = "keys" in issue && Array.isArray(issue.keys) ? ` (${issue.keys.join(", ")})` : "";
-    return `  ${key}: ${issue.message}${extra}`;
+    // zod's message already names unknown keys; say which keys that level takes instead
+    const allowed = issue.code === "unrecognized_keys" ? keysAt(issue.path) : null;
+    return `  ${key}: ${issue.message}${allowed === null ? "" : `; allowed: ${allowed.join(", ")}`}`;
   });
   throw new ConfigError(`invalid configuration (${source}):\n${problems.join("\n")}`);
+}
+
+/** The keys the config object at `path` takes (through zod's default/prefault wrappers), or null when it is not an object. */
+function keysAt(path: readonly PropertyKey[]): string[] | null {
+  const unwrap = (schema: unknown): unknown => {
+    let current = schema as { _zod?: { def?: { innerType?: unknown } } } | undefined;
+    while (current?._zod?.def?.innerType !== undefined) current = current._zod.def.innerType as typeof current;
+    return current;
+  };
+  let schema = unwrap(ConfigSchema) as { shape?: Record<string, unknown> } | undefined;
+  for (const segment of path) schema = unwrap(schema?.shape?.[String(segment)]) as typeof schema;
+  return schema?.shape === undefined ? null : Object.keys(schema.shape);
 }
 
 /**

@@ -44,8 +44,9 @@ interface EvalRow {
 export interface SqliteEvalStoreOptions {
   /**
    * Open an existing file for reading only (`eval --list`, `--compare`): no folder, schema or
-   * journal mode is written, and a file without the eval tables reads as a store with no
-   * evaluations. Writing methods then throw {@link StoreError}. @default false
+   * journal mode is written (SQLite still creates the `-wal`/`-shm` companions of a WAL store
+   * beside it, as any reader of one does), and a file without the eval tables reads as a store
+   * with no evaluations. Writing methods then throw {@link StoreError}. @default false
    */
   readonly readOnly?: boolean;
 }
