@@ -68,7 +68,7 @@ export async function evaluateEpisodes(
           temperature: sampling.temperature,
           seed,
           ...(sampling.historyTurns === undefined ? {} : { historyTurns: sampling.historyTurns }),
-          ...(sampling.format === undefined ? {} : { format: sampling.format }),
+          format: sampling.format,
         });
         return {
           name: inner.name,

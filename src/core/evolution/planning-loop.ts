@@ -108,12 +108,12 @@ export function parsePlan(completion: string): EditPlan | null {
  *   kept half of every step unchanged (`plan_changed_kept`: SCENARIO keeps the
  *   skills, SKILL the scenarios), and no step outside the span changed
  *   (`plan_outside_span`; effort `max` spans the whole sequence).
- * Kept labels compare after {@link normalizeLabel}, punctuation ignored. Null when every check holds.
+ * Labels compare after {@link normalizeLabel}, punctuation ignored. Null when every check holds.
  */
 export function checkPlan(plan: EditPlan, input: PlanningInput): Verdict | null {
   const loose = (label: string) => normalizeLabel(label).replace(/[^\p{L}\p{N} ]/gu, "").trim();
   const same = (a: ScenarioSkillStep | undefined, b: ScenarioSkillStep | undefined, part: keyof ScenarioSkillStep) => a !== undefined && b !== undefined && loose(a[part]) === loose(b[part]);
-  const key = (steps: readonly ScenarioSkillStep[]) => steps.map((step) => `${normalizeLabel(step.scenario)}|${normalizeLabel(step.skill)}`).join("\n");
+  const key = (steps: readonly ScenarioSkillStep[]) => steps.map((step) => `${loose(step.scenario)}|${loose(step.skill)}`).join("\n");
   if (key(plan.steps) === key(input.sequence)) {
     return reject("plan-check", "plan_unchanged", "the planned sequence equals the current one; change the steps the direction asks for");
   }

@@ -32,7 +32,7 @@ export async function playSolverRollouts(pkg: EnvPackage, model: LanguageModel, 
     manifest: pkg.manifest,
     seed: deriveSeed(seedBase, "rollout", index) % 1_000_000,
     policy: () =>
-      solverPolicy(model, { hint: null, maxTokens: settings.maxTokens, temperature: settings.temperature, seed: deriveSeed(seedBase, "sampling", index), ...(settings.format === undefined ? {} : { format: settings.format }) }),
+      solverPolicy(model, { hint: null, maxTokens: settings.maxTokens, temperature: settings.temperature, seed: deriveSeed(seedBase, "sampling", index), format: settings.format }),
     options: { maxTurns: settings.maxTurns },
   }));
   return episodesOf(jobs, await playEpisodeJobs(sandbox, jobs, { concurrency: settings.concurrency ?? 1 }));

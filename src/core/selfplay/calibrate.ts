@@ -41,7 +41,7 @@ export function hintPlayJobs(pkg: EnvPackage, model: LanguageModel, settings: So
           maxTokens: settings.maxTokens,
           temperature: settings.temperature,
           seed: deriveSeed(seedBase, "sampling", hint ? 1 : 0, play),
-          ...(settings.format === undefined ? {} : { format: settings.format }),
+          format: settings.format,
         }),
       options: { maxTurns: settings.maxTurns },
     })),

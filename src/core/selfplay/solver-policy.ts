@@ -18,7 +18,7 @@ export interface SolverPolicyOptions {
   /** Earlier turns kept in the prompt, at least 1 (older ones are dropped). @default 6 */
   readonly historyTurns?: number;
   /** How the Solver replies. @default "action" */
-  readonly format?: SolverFormat;
+  readonly format?: SolverFormat | undefined;
 }
 
 /** Longest action passed to an environment, characters. */
