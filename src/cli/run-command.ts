@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { buildGates } from "../core/admission/index.js";
 import { ConfigError, type Store } from "../spec/index.js";
-import { importLineages } from "../core/evolution/index.js";
+import { importLineages } from "../core/curriculum/index.js";
 import { evolutionDirectory } from "./lineage-command.js";
 import { LazyModel, RUN_FILES, runSelfPlay, type SelfPlayResult } from "../core/selfplay/index.js";
 import { readCorpus } from "../adapters/corpus/index.js";

@@ -435,7 +435,7 @@ export const ConfigSchema = z
         attemptsPerGeneration: z.number().int().min(1).max(100).default(2),
         /** Lineages evolved at the same time. @default 2 */
         parallelSeeds: z.number().int().min(1).max(64).default(2),
-        /** Episode seeds of the oracle and invalid-test validations. @default 3 */
+        /** Episode seeds (0..n−1) of the Modifier's oracle and negative-controls validations (the admission gates of those names). @default 3 */
         validationSeeds: z.number().int().min(1).max(64).default(3),
         /** Laplace smoothing α of the reference frequencies p(σ), p(κ|σ). @default 1 */
         smoothing: z.number().positive().default(1),
@@ -451,6 +451,8 @@ export const ConfigSchema = z
         reviewMaxTokens: z.number().int().min(16).max(8192).default(256),
         /** New tokens per Modifier reply. @default 2048 */
         modifierMaxTokens: z.number().int().min(64).max(32_768).default(2048),
+        /** The change form the Modifier is asked for: `search-replace` blocks only (with a worked block), or `any` of blocks, unified diffs and full files. Every form is parsed either way. @default "search-replace" */
+        modifierForm: z.enum(["search-replace", "any"]).default("search-replace"),
         /** Sampling temperature of the evolution roles. @default 0.7 */
         temperature: z.number().min(0).max(2).default(0.7),
         funnel: z

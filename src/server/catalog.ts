@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { loadPackageFolder, loadPackageFolders, loadSeedPackages, PACKAGE_FILES } from "../adapters/package-files/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
-import { frontierEnvironments } from "../core/evolution/index.js";
+import { frontierEnvironments } from "../core/curriculum/index.js";
 import {
   ConfigError,
   packageId,

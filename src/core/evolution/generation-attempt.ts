@@ -18,7 +18,7 @@ import { deriveSeed } from "../selfplay/sampling.js";
 import { packagePatch } from "./child-package.js";
 import { frequencyReference, offPolicyDifficulty, type ReferenceDistribution } from "./difficulty.js";
 import { chooseDirection, directionInstruction, editSpan } from "./directions.js";
-import type { EvolutionDependencies, EvolutionSettings } from "./lineage-runner.js";
+import type { EvolutionDependencies, EvolutionSettings } from "./settings.js";
 import { admissionPool, poolSequences } from "./pool.js";
 import { modelReference } from "./model-reference.js";
 import { runModificationLoop } from "./modification-loop.js";
@@ -118,7 +118,12 @@ export async function attemptGeneration(input: AttemptInput, deps: EvolutionDepe
       instruction: directionInstruction(direction, settings.effort, span),
       provenance: { origin: "evolution", parentId, generation: next, designerModel: deps.model.id, promptHash: null, corpusDocumentIds: [], createdAt: now().toISOString() },
     },
-    { sandbox: deps.sandbox, seeds: settings.validationSeeds, model: deps.model, rubrics: deps.rubrics.child, reviewer: { ...settings.reviewer, seed: samplingSeed + 2000 } },
+    {
+      admission: { ...deps.admission, sandbox: deps.sandbox, settings: { ...settings.admission, seeds: settings.validationSeeds } },
+      model: deps.model,
+      rubrics: deps.rubrics.child,
+      reviewer: { ...settings.reviewer, seed: samplingSeed + 2000 },
+    },
     { ...settings.modification, modifier: { ...settings.modification.modifier, seed: samplingSeed + 3000 } },
   );
   const rounds = { planning: planning.rounds, modification: modification.rounds };

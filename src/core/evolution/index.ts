@@ -1,7 +1,7 @@
 /**
  * Environment evolution (off-policy): scenario–skill sequences, difficulty,
- * directions and effort, the planning and modification loops, lineages, the
- * seed funnel and the frontier scheduler.
+ * directions and effort, the planning and modification loops, lineages and
+ * the seed funnel (the frontier scheduler is in `core/curriculum`).
  * @module
  */
 export * from "./completion-json.js";
@@ -19,9 +19,7 @@ export * from "./pool.js";
 export * from "./generation-attempt.js";
 export * from "./lineage-runner.js";
 export * from "./lineages-document.js";
-export * from "./solver-rollouts.js";
 export * from "./seed-funnel.js";
-export * from "./frontier-scheduler.js";
 export * from "./settings.js";
 export * from "./learn-rubric.js";
 export * from "./model-reference.js";

@@ -63,7 +63,7 @@ describe("runEvolution (scripted fake model, real sandbox and gates)", () => {
     expect(generations[1]?.direction).not.toBe(generations[0]?.direction);
     for (const generation of generations) {
       expect(generation.effort).toBe("low");
-      expect(generation.validations.map((verdict) => [verdict.gate, verdict.status])).toEqual([["oracle", "pass"], ["invalid-test", "pass"], ["rubric", "pass"]]);
+      expect(generation.validations.map((verdict) => [verdict.gate, verdict.status])).toEqual([["oracle", "pass"], ["negative-controls", "pass"], ["rubric", "pass"]]);
       expect(generation.admission.length).toBeGreaterThan(0);
       expect(generation.admission.every((verdict) => verdict.status === "pass")).toBe(true);
       expect(generation.patch).toMatch(/\+\+\+ b\/env\.py/);

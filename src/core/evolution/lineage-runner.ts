@@ -1,90 +1,15 @@
-import {
-  packageId,
-  StoreError,
-  type CorpusDocument,
-  type EnvPackage,
-  type EvolutionAttemptRecord,
-  type EvolutionEffort,
-  type GenerationRecord,
-  type LanguageModel,
-  type LineageRecord,
-  type Sandbox,
-  type ScenarioSkillSequence,
-  type Store,
-} from "../../spec/index.js";
+import { packageId, StoreError, type EnvPackage, type LineageRecord, type ScenarioSkillSequence, type Store } from "../../spec/index.js";
 import { mapWithConcurrency } from "../../support/concurrency.js";
-import type { AdmissionGate, AdmissionResources, AdmissionSettings } from "../admission/index.js";
 import { deriveSeed } from "../selfplay/sampling.js";
 import { frequencyReference, offPolicyDifficulty } from "./difficulty.js";
-import type { DirectionChoice } from "./directions.js";
 import { attemptGeneration, referenceFor } from "./generation-attempt.js";
-import type { ModificationSettings } from "./modification-loop.js";
+import type { EvolutionDependencies, EvolutionSettings } from "./settings.js";
 import { oracleTrace } from "./oracle-trace.js";
-import type { PlanningSettings } from "./planning-loop.js";
 import { poolSequences } from "./pool.js";
-import type { RoleSettings } from "./reviewer.js";
-import type { Rubrics } from "./rubrics.js";
 import { extractSequence } from "./sequence.js";
-
-/** Settings of an evolution run (from config `evolution.*`). */
-export interface EvolutionSettings {
-  /** Generations per seed (G). */
-  readonly generations: number;
-  readonly direction: DirectionChoice;
-  readonly effort: EvolutionEffort;
-  /** Attempts at one generation before its lineage stops. */
-  readonly attemptsPerGeneration: number;
-  /** Lineages evolved at the same time. */
-  readonly parallelSeeds: number;
-  readonly planning: PlanningSettings;
-  readonly modification: ModificationSettings;
-  readonly reviewer: RoleSettings;
-  readonly sequence: RoleSettings;
-  /** Seeds the oracle and invalid-test validations play. */
-  readonly validationSeeds: readonly number[];
-  /** Settings of the admission gates a child passes (the config's `admission` block: seeds, thresholds). */
-  readonly admission: AdmissionSettings;
-  /** Laplace smoothing α of the reference frequencies. */
-  readonly smoothing: number;
-  /** Reference distributions: smoothed `frequency` over pool and corpus, or `model` (asked, frequencies as fallback). @default "frequency" */
-  readonly reference?: "frequency" | "model";
-  /** Master seed for directions, spans and sampling seeds. */
-  readonly seed: number;
-}
 
 /** Store metadata key prefix of a seed's extracted sequence (before its lineage exists). */
 export const SEQUENCE_META_PREFIX = "evolution-sequence/";
-
-/** Events of an evolution run; all optional. */
-export interface EvolutionProgress {
-  /** Sequences are being extracted for `total` seeds. */
-  sequencesStarted?(total: number): void;
-  /** One seed's sequence was extracted. */
-  sequenceExtracted?(seedName: string, sequence: ScenarioSkillSequence): void;
-  /** A lineage exists (new or resumed) with `generations` stored generations. */
-  lineageReady?(lineage: LineageRecord, generations: number): void;
-  /** An attempt at a generation ended. */
-  attemptFinished?(attempt: EvolutionAttemptRecord, generation: GenerationRecord | null): void;
-  /** A lineage stopped: `done` (G reached) or `stalled` (attempts used up). */
-  lineageFinished?(lineageId: string, status: "done" | "stalled", generations: number): void;
-  notice?(message: string): void;
-}
-
-/** What an evolution run works with. */
-export interface EvolutionDependencies {
-  readonly model: LanguageModel;
-  readonly sandbox: Sandbox;
-  readonly store: Store;
-  readonly corpus: readonly CorpusDocument[];
-  /** The admission pipeline a child passes: every configured gate except calibration (see {@link evolutionGates}). */
-  readonly gates: readonly AdmissionGate[];
-  /** Run-long admission resources (source inspector, fingerprint cache, benchmark texts, self-review rubric). */
-  readonly admission: AdmissionResources;
-  readonly rubrics: Rubrics;
-  readonly progress?: EvolutionProgress;
-  /** @default () => new Date() */
-  readonly now?: () => Date;
-}
 
 /** How each lineage ended. */
 export interface LineageOutcome {
@@ -105,7 +30,7 @@ export function lineageIdFor(seed: EnvPackage): string {
  * over all seeds' sequences and the corpus. Then each lineage evolves up to
  * `generations` generations, `parallelSeeds` lineages at a time. One attempt
  * at a generation = direction choice → planning loop → modification loop
- * (oracle, invalid-test, rubric validations) → admission pipeline without
+ * (oracle, negative-controls, rubric validations) → admission pipeline without
  * calibration. A validated, admitted child is stored at once with its
  * environment (atomically) and becomes the next parent; every attempt is
  * stored too. A lineage whose generation fails `attemptsPerGeneration` times
@@ -160,7 +85,6 @@ async function ensureLineages(seeds: readonly EnvPackage[], deps: EvolutionDepen
 
 async function evolveLineage(lineage: LineageRecord, deps: EvolutionDependencies, settings: EvolutionSettings): Promise<LineageOutcome> {
   const { store } = deps;
-  const now = deps.now ?? (() => new Date());
   deps.progress?.lineageReady?.(lineage, store.listGenerations(lineage.id).length);
   for (;;) {
     const generations = store.listGenerations(lineage.id);

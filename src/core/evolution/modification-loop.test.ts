@@ -1,12 +1,14 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { BwrapSandbox } from "../../adapters/sandbox/index.js";
+import { parseConfig } from "../../config/index.js";
 import { packageId, type Provenance } from "../../spec/index.js";
+import { testAdmissionResources } from "../../testing/admission-resources.js";
 import { filesReply, PARENT, PASS, rejectReply, SUM_ENV, SUM_ORACLE } from "../../testing/evolution-fixtures.js";
 import { ScriptedRoleModel, type ScriptedReply } from "../../testing/scripted-role-model.js";
-import { runModificationLoop } from "./modification-loop.js";
+import { modifierPrompt, runModificationLoop } from "./modification-loop.js";
 
 // Control flow of the modification loop with a SCRIPTED FAKE model (ScriptedRoleModel);
-// the sandbox and the oracle / invalid-test validations are real.
+// the sandbox and the oracle / negative-controls validations (the admission gates) are real.
 
 const sandbox = new BwrapSandbox({ limits: { callTimeoutMs: 2000 } });
 afterAll(() => sandbox.close());
@@ -29,18 +31,34 @@ function run(modifier: ScriptedReply[], reviewer: ScriptedReply[], maxRounds = 3
   const model = new ScriptedRoleModel({ modifier, reviewer });
   const result = runModificationLoop(
     { parent: PARENT, plan, instruction: "Direction SKILL: replace the skills.", provenance },
-    { sandbox, seeds: [0, 1], model, rubrics: ["oracle.py solves the child."], reviewer: role },
+    { admission: { ...testAdmissionResources(), sandbox, settings: { ...parseConfig({}).admission, seeds: 2 } }, model, rubrics: ["oracle.py solves the child."], reviewer: role },
     { maxRounds, modifier: role },
   );
   return { model, result };
 }
 
+describe("modifierPrompt", () => {
+  const input = { parent: PARENT, plan, instruction: "Direction SKILL: replace the skills.", provenance };
+  it("asks for search/replace blocks only by default, with one worked block", () => {
+    const prompt = modifierPrompt(input, null)[1]?.content ?? "";
+    expect(prompt).toContain("Reply with search/replace blocks only");
+    expect(prompt).toMatch(/<<<<<<< SEARCH env\.py\n {8}self\.size = 5\n=======\n {8}self\.size = 9\n {8}self\.rounds = 3\n>>>>>>> REPLACE/);
+    expect(prompt).not.toMatch(/unified diff/);
+  });
+
+  it("offers blocks, unified diffs and full files with form 'any'", () => {
+    const prompt = modifierPrompt(input, "[oracle] missed", 6000, "any")[1]?.content ?? "";
+    expect(prompt).toMatch(/unified diffs in ```diff blocks.*full new files/);
+    expect(prompt).toContain("Your previous child failed validation: [oracle] missed");
+  });
+});
+
 describe("runModificationLoop (scripted fake model, real sandbox)", () => {
-  it("accepts a child that passes oracle, invalid-test and rubric validations", async () => {
+  it("accepts a child that passes the oracle, negative-controls and rubric validations", async () => {
     const { model, result } = run([filesReply(SUM_ENV, SUM_ORACLE)], [PASS]);
     const outcome = await result;
     expect(outcome.child?.manifest.name).toBe("answer-42-g1");
-    expect(outcome.validations.map((verdict) => [verdict.gate, verdict.status])).toEqual([["oracle", "pass"], ["invalid-test", "pass"], ["rubric", "pass"]]);
+    expect(outcome.validations.map((verdict) => [verdict.gate, verdict.status])).toEqual([["oracle", "pass"], ["negative-controls", "pass"], ["rubric", "pass"]]);
     expect(outcome.rounds).toHaveLength(1);
     expect(outcome.rounds[0]?.form).toBe("files");
     expect(model.promptsOf("reviewer")[0]?.[1]?.content).toMatch(/return str\(env\.a \+ env\.b\)/);
@@ -54,10 +72,10 @@ describe("runModificationLoop (scripted fake model, real sandbox)", () => {
     const outcome = await result;
     expect(outcome.child).not.toBeNull();
     const reasons = outcome.rounds.map((round) => round.verdicts.filter((verdict) => verdict.status === "reject").map((verdict) => (verdict.status === "reject" ? verdict.reason : "")));
-    expect(reasons).toEqual([["oracle_not_full_reward"], ["empty_solution_passes", "rubric_failed"], []]);
+    expect(reasons).toEqual([["oracle_failed"], ["empty_solution_passes", "rubric_failed"], []]);
     const prompts = model.promptsOf("modifier").map((messages) => messages[1]?.content ?? "");
-    expect(prompts[1]).toMatch(/\[oracle\] the oracle missed full reward on 2 of 2 seeds/);
-    expect(prompts[2]).toMatch(/\[invalid-test\] the empty solution wins on 2 of 2 seeds.*\[rubric\] the hint gives the answer away/s);
+    expect(prompts[1]).toMatch(/\[oracle\] the oracle missed the pass threshold on 2 of 2 seeds/);
+    expect(prompts[2]).toMatch(/\[negative-controls\] .*\[rubric\] the hint gives the answer away/s);
   }, 60_000);
 
   it("stops after the maximum number of rounds without a child", async () => {
@@ -67,7 +85,7 @@ describe("runModificationLoop (scripted fake model, real sandbox)", () => {
     expect(outcome.validations).toEqual([]);
     expect(outcome.rounds.map((round) => round.verdicts.map((verdict) => (verdict.status === "reject" ? verdict.reason : "pass")))).toEqual([
       ["no_change_found"],
-      ["oracle_not_full_reward", "pass", "pass"],
+      ["oracle_failed", "pass", "pass"],
     ]);
     expect(model.promptsOf("modifier")).toHaveLength(2);
   }, 60_000);

@@ -30,7 +30,33 @@ export interface ModificationSettings {
   readonly modifier: RoleSettings;
   /** Characters of each parent file shown to the Modifier. @default 6000 */
   readonly maxSourceChars?: number;
+  /** The change form the prompt asks for ({@link ModifierForm}). @default "search-replace" */
+  readonly form?: ModifierForm;
 }
+
+/**
+ * The change form the Modifier is asked for (config `evolution.modifierForm`).
+ * `search-replace`: only search/replace blocks, with one short worked block in
+ * the prompt; Qwen2.5-Coder-1.5B's full files ran past the token bound and its
+ * unified diffs did not parse (docs/benchmarks.md, "Evolution with
+ * Qwen2.5-Coder-1.5B"). `any`: blocks, unified diffs or full files, the model's
+ * choice. Every form is parsed whatever the prompt asked ({@link buildChild}).
+ */
+export type ModifierForm = "search-replace" | "any";
+
+/** The worked search/replace block of the `search-replace` prompt: generic, so it matches no parent. */
+const WORKED_BLOCK = ["<<<<<<< SEARCH env.py", "        self.size = 5", "=======", "        self.size = 9", "        self.rounds = 3", ">>>>>>> REPLACE"].join("\n");
+
+const FORM_INSTRUCTIONS: Readonly<Record<ModifierForm, readonly string[]>> = {
+  "search-replace": [
+    "Reply with search/replace blocks only, one per place you change. A block copies 1 to 6 consecutive lines exactly from env.py (or from oracle.py with 'SEARCH oracle.py') and gives the lines that replace them, for example:",
+    WORKED_BLOCK,
+    "Keep each SEARCH short and unique in its file. When the rules change, change oracle.py too so it still reaches full reward. Do not repeat whole files.",
+  ],
+  any: [
+    "Reply with ONE of: search/replace blocks (best for a few changes: '<<<<<<< SEARCH env.py', lines copied exactly from the file, '=======', the new lines, '>>>>>>> REPLACE'; use 'SEARCH oracle.py' for the oracle); unified diffs in ```diff blocks (headers --- a/env.py and +++ b/env.py); or the full new files as ```python blocks whose first lines are '# env.py' and '# oracle.py'.",
+  ],
+};
 
 /** Outcome of {@link runModificationLoop}. */
 export interface ModificationResult {
@@ -42,7 +68,7 @@ export interface ModificationResult {
 }
 
 /** The Modifier's prompt; `feedback` lists the last round's failures, if any. */
-export function modifierPrompt(input: ModificationInput, feedback: string | null, maxSourceChars = 6000): ChatMessage[] {
+export function modifierPrompt(input: ModificationInput, feedback: string | null, maxSourceChars = 6000, form: ModifierForm = "search-replace"): ChatMessage[] {
   const cut = (source: string) => (source.length > maxSourceChars ? `${source.slice(0, maxSourceChars)}\n# … (cut)` : source);
   const { title, description, hint, skills, scenario, maxTurns } = input.parent.manifest;
   return [
@@ -70,7 +96,7 @@ export function modifierPrompt(input: ModificationInput, feedback: string | null
         formatSequence(input.plan.steps),
         ...(feedback === null ? [] : ["", `Your previous child failed validation: ${feedback}`]),
         "",
-        "Reply with ONE of: search/replace blocks (best for a few changes: '<<<<<<< SEARCH env.py', lines copied exactly from the file, '=======', the new lines, '>>>>>>> REPLACE'; use 'SEARCH oracle.py' for the oracle); unified diffs in ```diff blocks (headers --- a/env.py and +++ b/env.py); or the full new files as ```python blocks whose first lines are '# env.py' and '# oracle.py'.",
+        ...FORM_INSTRUCTIONS[form],
         'Add a ```json block with the manifest fields that change, e.g. {"title": "...", "description": "...", "hint": "...", "skills": ["..."], "scenario": "...", "maxTurns": 12}.',
       ].join("\n"),
     },
@@ -95,7 +121,7 @@ export async function runModificationLoop(
     let completion: string;
     try {
       const options = settings.modifier.seed === undefined ? settings.modifier : { ...settings.modifier, seed: settings.modifier.seed + round };
-      completion = (await context.model.generate(modifierPrompt(input, feedback, settings.maxSourceChars), options)).text;
+      completion = (await context.model.generate(modifierPrompt(input, feedback, settings.maxSourceChars, settings.form), options)).text;
     } catch (error) {
       const code = error instanceof EnvforgeError ? error.code : "model_error";
       rounds.push({ completion: "", form: null, verdicts: [reject("modify", "model_error", `${code}: ${(error as Error).message}`)] });

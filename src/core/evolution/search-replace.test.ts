@@ -19,9 +19,29 @@ describe("search/replace edits", () => {
   });
 
   it("refuses a search that is absent, ambiguous or empty, saying what to send", () => {
-    expect(applySearchReplace(source, { file: "env.py", search: "ITEMS = 8", replace: "x" })).toEqual({ ok: false, message: 'the SEARCH lines starting "ITEMS = 8" are not in env.py; copy them exactly from the file' });
+    expect(applySearchReplace(source, { file: "env.py", search: "ITEMS = 8", replace: "x" })).toMatchObject({ ok: false, message: expect.stringMatching(/^the SEARCH lines starting "ITEMS = 8" are not in env\.py; copy them exactly from the file; the closest lines in env\.py are:\nITEMS = 7\n/) });
     expect(applySearchReplace("a = 1\na = 1\n", { file: "env.py", search: "a = 1", replace: "a = 2" })).toMatchObject({ ok: false, message: expect.stringContaining("occur 2 times") });
     expect(applySearchReplace(source, { file: "env.py", search: "\n  \n", replace: "x" })).toMatchObject({ ok: false, message: expect.stringContaining("is empty") });
+  });
+
+  it("drops the code fences a model wraps inside a SEARCH or REPLACE section", () => {
+    const reply = ["<<<<<<< SEARCH env.py", "```python", "ITEMS = 7", "=======", "ITEMS = 12", "```", ">>>>>>> REPLACE"].join("\n");
+    expect(parseSearchReplace(reply)).toEqual([{ file: "env.py", search: "ITEMS = 7\n", replace: "ITEMS = 12\n" }]);
+  });
+
+  it("shifts a replacement whose indentation agrees with its search but not with the file", () => {
+    const applied = applySearchReplace(source, { file: "env.py", search: "return [rng.randint(1, MAX_WEIGHT) for _ in range(ITEMS)]\n", replace: "items = [rng.randint(1, MAX_WEIGHT) for _ in range(ITEMS)]\nreturn sorted(items)\n" });
+    expect(applied).toEqual({ ok: true, source: source.replace("    return [rng.randint(1, MAX_WEIGHT) for _ in range(ITEMS)]", "    items = [rng.randint(1, MAX_WEIGHT) for _ in range(ITEMS)]\n    return sorted(items)") });
+    const nested = "class Env:\n    def reset(self, seed):\n        self.n = 3\n        return 'go'\n";
+    const outdented = applySearchReplace(nested, { file: "env.py", search: "            self.n = 3\n", replace: "            self.n = 5\n            self.m = 2\n" });
+    expect(outdented).toEqual({ ok: true, source: nested.replace("        self.n = 3", "        self.n = 5\n        self.m = 2") });
+  });
+
+  it("shows the closest lines of the file when the search is absent", () => {
+    const missing = applySearchReplace(source, { file: "env.py", search: "def make(rng, count):\n    return [rng.randint(1, MAX) for _ in range(count)]\n", replace: "x\n" });
+    expect(missing.ok).toBe(false);
+    expect(missing.ok ? "" : missing.message).toContain("the closest lines in env.py are:\nMAX_WEIGHT = 12\n\ndef make(rng):\n    return [rng.randint(1, MAX_WEIGHT) for _ in range(ITEMS)]\n");
+    expect(applySearchReplace("a = 1\n", { file: "env.py", search: "zzz qqq", replace: "x" })).toEqual({ ok: false, message: 'the SEARCH lines starting "zzz qqq" are not in env.py; copy them exactly from the file' });
   });
 
   it("stays linear on a hostile reply (many markers, no block closes)", () => {

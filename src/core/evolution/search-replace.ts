@@ -23,7 +23,8 @@ const REPLACE_LINE = /^>{5,9}\s*REPLACE[ \t]*$/;
  * >>>>>>> REPLACE
  * ```
  *
- * anywhere in the reply, fenced or not; the file name after `SEARCH` is
+ * anywhere in the reply, fenced or not (a fence line opening or closing a
+ * SEARCH or REPLACE section is dropped); the file name after `SEARCH` is
  * optional (default `env.py`). Linear in the reply's length.
  */
 export function parseSearchReplace(completion: string): SearchReplaceEdit[] {
@@ -40,13 +41,24 @@ export function parseSearchReplace(completion: string): SearchReplaceEdit[] {
     } else if (open.replace === null && DIVIDER_LINE.test(line)) {
       open.replace = [];
     } else if (open.replace !== null && REPLACE_LINE.test(line)) {
-      edits.push({ file: open.file, search: lines(open.search), replace: lines(open.replace) });
+      edits.push({ file: open.file, search: lines(withoutFences(open.search)), replace: lines(withoutFences(open.replace)) });
       open = null;
     } else {
       (open.replace ?? open.search).push(line);
     }
   }
   return edits;
+}
+
+const FENCE_LINE = /^\s*```[\w.-]*\s*$/;
+
+/** A section without the code fences small models wrap it in (a fence line first or last). */
+function withoutFences(list: readonly string[]): string[] {
+  let start = 0;
+  let end = list.length;
+  if (start < end && FENCE_LINE.test(list[start] as string)) start += 1;
+  if (end > start && FENCE_LINE.test(list[end - 1] as string)) end -= 1;
+  return list.slice(start, end);
 }
 
 function lines(list: readonly string[]): string {
@@ -59,13 +71,20 @@ export type SearchReplaceResult = { readonly ok: true; readonly source: string }
 /**
  * Applies one edit to a source: the search lines must occur exactly once,
  * compared line by line without trailing whitespace, else (when that finds
- * nothing) without any surrounding whitespace. A search with no non-blank
- * line, none or several matches is an error whose message says what to send.
+ * nothing) without any surrounding whitespace. In the second case, when the
+ * search and the replacement agree with each other on the first line's
+ * indentation but not with the file, the replacement is shifted by the
+ * difference (a model that dropped or added a level of indentation in both).
+ * A search with no non-blank line, none or several matches is an error whose
+ * message says what to send; for none it shows the file's lines closest to the
+ * search ({@link closestLines}), so a repair can copy them.
  */
 export function applySearchReplace(source: string, edit: SearchReplaceEdit): SearchReplaceResult {
   const lines = source.split("\n");
   const search = trimBlankEnds(edit.search.replace(/\r\n/g, "\n").split("\n"));
   if (search.length === 0) return { ok: false, message: `a SEARCH block for ${edit.file} is empty; copy the lines to change from ${edit.file}` };
+  const replacement = edit.replace.replace(/\r\n/g, "\n").replace(/\n$/, "");
+  const replaceLines = replacement.length === 0 ? [] : replacement.split("\n");
   for (const compare of [(line: string) => line.trimEnd(), (line: string) => line.trim()]) {
     const wanted = search.map(compare);
     const starts: number[] = [];
@@ -75,12 +94,56 @@ export function applySearchReplace(source: string, edit: SearchReplaceEdit): Sea
     if (starts.length > 1) return { ok: false, message: `the SEARCH lines starting "${search[0]?.trim().slice(0, 80)}" occur ${starts.length} times in ${edit.file}; include more lines so they occur once` };
     const start = starts[0];
     if (start !== undefined) {
-      const replacement = edit.replace.replace(/\r\n/g, "\n").replace(/\n$/, "");
-      const replaced = [...lines.slice(0, start), ...(replacement.length === 0 ? [] : replacement.split("\n")), ...lines.slice(start + search.length)];
-      return { ok: true, source: replaced.join("\n") };
+      const shift = indentation(lines[start] as string) - indentation(search[0] as string);
+      const firstReplaced = replaceLines.find((line) => line.trim() !== "");
+      const consistent = firstReplaced !== undefined && indentation(firstReplaced) === indentation(search[0] as string);
+      const placed = shift !== 0 && consistent ? replaceLines.map((line) => reindent(line, shift)) : replaceLines;
+      return { ok: true, source: [...lines.slice(0, start), ...placed, ...lines.slice(start + search.length)].join("\n") };
     }
   }
-  return { ok: false, message: `the SEARCH lines starting "${search[0]?.trim().slice(0, 80)}" are not in ${edit.file}; copy them exactly from the file` };
+  const closest = closestLines(lines, search);
+  const shown = closest === null ? "" : `; the closest lines in ${edit.file} are:\n${closest}`;
+  return { ok: false, message: `the SEARCH lines starting "${search[0]?.trim().slice(0, 80)}" are not in ${edit.file}; copy them exactly from the file${shown}` };
+}
+
+/** Lines of context shown around the closest match. */
+const CLOSEST_CONTEXT = 2;
+
+/**
+ * The run of the file's lines most like the search (as many lines as the
+ * search plus {@link CLOSEST_CONTEXT} on each side, at most 12), chosen by the
+ * number of shared words with the search; null when no line shares a word.
+ * Linear in the file's lines times the search's length (at most 8).
+ */
+export function closestLines(fileLines: readonly string[], search: readonly string[]): string | null {
+  const words = (line: string) => line.match(/[A-Za-z_][A-Za-z0-9_]*|\d+|[^\sA-Za-z0-9_]+/g) ?? [];
+  const wanted = new Set(search.flatMap(words));
+  if (wanted.size === 0) return null;
+  const scores = fileLines.map((line) => [...new Set(words(line))].filter((word) => wanted.has(word)).length);
+  const span = Math.min(search.length, 8);
+  let best = -1;
+  let bestScore = 0;
+  for (let start = 0; start + span <= fileLines.length; start += 1) {
+    let score = 0;
+    for (let offset = 0; offset < span; offset += 1) score += scores[start + offset] as number;
+    if (score > bestScore) {
+      best = start;
+      bestScore = score;
+    }
+  }
+  if (best < 0) return null;
+  const from = Math.max(0, best - CLOSEST_CONTEXT);
+  const to = Math.min(fileLines.length, best + span + CLOSEST_CONTEXT);
+  return fileLines.slice(from, to).join("\n");
+}
+
+function indentation(line: string): number {
+  return line.length - line.trimStart().length;
+}
+
+function reindent(line: string, shift: number): string {
+  if (line.trim() === "") return line;
+  return shift > 0 ? `${" ".repeat(shift)}${line}` : line.slice(Math.min(-shift, indentation(line)));
 }
 
 function trimBlankEnds(lines: string[]): string[] {

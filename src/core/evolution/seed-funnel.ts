@@ -1,5 +1,5 @@
 import { packageId, type EnvPackage, type LanguageModel, type Sandbox } from "../../spec/index.js";
-import { playSolverRollouts, type RolloutSettings } from "./solver-rollouts.js";
+import { playSolverRollouts, type RolloutSettings } from "../selfplay/index.js";
 
 /** Thresholds of the seed funnel. */
 export interface SeedFunnelSettings {

@@ -1,6 +1,70 @@
 import type { Config } from "../../config/index.js";
 import { buildGates, type AdmissionGate, type AdmissionSettings } from "../admission/index.js";
-import type { EvolutionSettings } from "./lineage-runner.js";
+import type { CorpusDocument, EvolutionAttemptRecord, EvolutionEffort, GenerationRecord, LanguageModel, LineageRecord, Sandbox, ScenarioSkillSequence, Store } from "../../spec/index.js";
+import type { AdmissionResources } from "../admission/index.js";
+import type { DirectionChoice } from "./directions.js";
+import type { ModificationSettings } from "./modification-loop.js";
+import type { PlanningSettings } from "./planning-loop.js";
+import type { RoleSettings } from "./reviewer.js";
+import type { Rubrics } from "./rubrics.js";
+
+/** Settings of an evolution run (from config `evolution.*`). */
+export interface EvolutionSettings {
+  /** Generations per seed (G). */
+  readonly generations: number;
+  readonly direction: DirectionChoice;
+  readonly effort: EvolutionEffort;
+  /** Attempts at one generation before its lineage stops. */
+  readonly attemptsPerGeneration: number;
+  /** Lineages evolved at the same time. */
+  readonly parallelSeeds: number;
+  readonly planning: PlanningSettings;
+  readonly modification: ModificationSettings;
+  readonly reviewer: RoleSettings;
+  readonly sequence: RoleSettings;
+  /** Episode seeds (0..n−1) the oracle and negative-controls validations play. */
+  readonly validationSeeds: number;
+  /** Settings of the admission gates a child passes (the config's `admission` block: seeds, thresholds). */
+  readonly admission: AdmissionSettings;
+  /** Laplace smoothing α of the reference frequencies. */
+  readonly smoothing: number;
+  /** Reference distributions: smoothed `frequency` over pool and corpus, or `model` (asked, frequencies as fallback). @default "frequency" */
+  readonly reference?: "frequency" | "model";
+  /** Master seed for directions, spans and sampling seeds. */
+  readonly seed: number;
+}
+
+/** Events of an evolution run; all optional. */
+export interface EvolutionProgress {
+  /** Sequences are being extracted for `total` seeds. */
+  sequencesStarted?(total: number): void;
+  /** One seed's sequence was extracted. */
+  sequenceExtracted?(seedName: string, sequence: ScenarioSkillSequence): void;
+  /** A lineage exists (new or resumed) with `generations` stored generations. */
+  lineageReady?(lineage: LineageRecord, generations: number): void;
+  /** An attempt at a generation ended. */
+  attemptFinished?(attempt: EvolutionAttemptRecord, generation: GenerationRecord | null): void;
+  /** A lineage stopped: `done` (G reached) or `stalled` (attempts used up). */
+  lineageFinished?(lineageId: string, status: "done" | "stalled", generations: number): void;
+  notice?(message: string): void;
+}
+
+/** What an evolution run works with. */
+export interface EvolutionDependencies {
+  readonly model: LanguageModel;
+  readonly sandbox: Sandbox;
+  readonly store: Store;
+  readonly corpus: readonly CorpusDocument[];
+  /** The admission pipeline a child passes: every configured gate except calibration (see {@link evolutionGates}). */
+  readonly gates: readonly AdmissionGate[];
+  /** Run-long admission resources (source inspector, fingerprint cache, benchmark texts, self-review rubric). */
+  readonly admission: AdmissionResources;
+  readonly rubrics: Rubrics;
+  readonly progress?: EvolutionProgress;
+  /** @default () => new Date() */
+  readonly now?: () => Date;
+}
+
 
 /**
  * {@link EvolutionSettings} from a validated config: `evolution.*` for the
@@ -17,10 +81,10 @@ export function evolutionSettingsFromConfig(config: Config): EvolutionSettings {
     attemptsPerGeneration: evolution.attemptsPerGeneration,
     parallelSeeds: evolution.parallelSeeds,
     planning: { maxRounds: evolution.planningRounds, proposer: role(evolution.planMaxTokens), reviewer: role(evolution.reviewMaxTokens) },
-    modification: { maxRounds: evolution.modificationRounds, modifier: role(evolution.modifierMaxTokens) },
+    modification: { maxRounds: evolution.modificationRounds, modifier: role(evolution.modifierMaxTokens), form: evolution.modifierForm },
     reviewer: role(evolution.reviewMaxTokens),
     sequence: role(evolution.sequenceMaxTokens),
-    validationSeeds: Array.from({ length: evolution.validationSeeds }, (_, seed) => seed),
+    validationSeeds: evolution.validationSeeds,
     admission: config.admission,
     smoothing: evolution.smoothing,
     reference: evolution.reference,

@@ -6,6 +6,7 @@ export * from "./progress.js";
 export * from "./designer-prompt.js";
 export * from "./parse-design.js";
 export * from "./solver-policy.js";
+export * from "./solver-rollouts.js";
 export * from "./lazy-model.js";
 export * from "./sampling.js";
 export * from "./calibrate.js";

@@ -2,11 +2,12 @@ import type { Config } from "../../config/index.js";
 import type { CorpusDocument, Datum, DesignRecord, Episode, EpisodeRecord, LanguageModel, RoundReport, Sandbox, SandboxOutcome, Store, Trainer } from "../../spec/index.js";
 import { lossConfig } from "../advantages/index.js";
 import type { AdmissionGate, AdmissionResources } from "../admission/index.js";
-import { frontierPool } from "../evolution/frontier-scheduler.js";
+import { frontierPool } from "../curriculum/index.js";
 import { EMPTY_LEARNING_POTENTIAL, type LearningPotentialState } from "../rewards/index.js";
 import { episodesOf, playEpisodeJobs, seededRandom } from "../rollout/index.js";
 import { hintPlayJobs, splitHintPlays } from "./calibrate.js";
 import { planStep, type PendingDesignerDatums } from "./coevolution.js";
+import { solverProbe } from "./solver-rollouts.js";
 import { ensureProbeBaseline, measureProbe } from "./logprob-probe.js";
 import { runDesignStep } from "./design-step.js";
 import type { ProgressListener } from "./progress.js";
@@ -76,7 +77,12 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
     const random = seededRandom(deriveSeed(config.seed, round, "solver"));
     const pool =
       config.solver.sampling === "frontier"
-        ? await frontierPool({ store, round, model: deps.model, sandbox: deps.sandbox, settings: config.evolution.frontier, rollout: config.solver, seedBase: String(config.seed) })
+        ? await frontierPool({
+            store,
+            round,
+            settings: config.evolution.frontier,
+            probe: solverProbe(store, deps.model, deps.sandbox, { ...config.solver, rollouts: config.evolution.frontier.rollouts }, `${config.seed}/frontier/${round}`),
+          })
         : store.listEnvironments();
     // environments of the holdout split (envforge eval) are never sampled for training
     const chosen = sampleWithoutReplacement(withoutHoldout(pool, readHoldout(store)), config.solver.environments, random);

@@ -1,7 +1,8 @@
-import type { EnvPackage, Episode, LanguageModel, Sandbox } from "../../spec/index.js";
+import type { EnvPackage, Episode, LanguageModel, Sandbox, Store } from "../../spec/index.js";
+import type { FrontierProbe } from "../curriculum/index.js";
 import { episodesOf, playEpisodeJobs, type EpisodeJob } from "../rollout/index.js";
-import { deriveSeed } from "../selfplay/sampling.js";
-import { solverPolicy, type SolverFormat } from "../selfplay/solver-policy.js";
+import { deriveSeed } from "./sampling.js";
+import { solverPolicy, type SolverFormat } from "./solver-policy.js";
 
 /** Settings of Solver rollouts without the hint. */
 export interface RolloutSettings {
@@ -36,4 +37,19 @@ export async function playSolverRollouts(pkg: EnvPackage, model: LanguageModel, 
     options: { maxTurns: settings.maxTurns },
   }));
   return episodesOf(jobs, await playEpisodeJobs(sandbox, jobs, { concurrency: settings.concurrency ?? 1 }));
+}
+
+/**
+ * A {@link FrontierProbe} that plays `settings.rollouts` Solver rollouts
+ * without the hint on the probed environment (seeds from
+ * `seedBase/lineage/generation`). An environment id the store does not hold
+ * counts as 0 wins of 0 rollouts (never released).
+ */
+export function solverProbe(store: Store, model: LanguageModel, sandbox: Sandbox, settings: RolloutSettings, seedBase: string): FrontierProbe {
+  return async (environmentId, lineageId, generation) => {
+    const pkg = store.listEnvironments().find((record) => record.id === environmentId)?.package;
+    if (pkg === undefined) return { wins: 0, rollouts: 0 };
+    const episodes = await playSolverRollouts(pkg, model, sandbox, settings, `${seedBase}/${lineageId}/${generation}`);
+    return { wins: episodes.filter((episode) => episode.won).length, rollouts: episodes.length };
+  };
 }

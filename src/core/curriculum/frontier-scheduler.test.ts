@@ -6,7 +6,6 @@ import { SqliteStore } from "../../adapters/store/index.js";
 import { samplePackage } from "../../adapters/store/store.contract.js";
 import { packageId, type GenerationRecord, type Store } from "../../spec/index.js";
 import { advanceFrontiers, frontierEnvironments, frontierGenerations, frontierPool, importLineages, releases, type FrontierProbe } from "./frontier-scheduler.js";
-import { ScriptedRoleModel } from "../../testing/scripted-role-model.js";
 
 const settings = { rollouts: 8, releaseWins: 6 };
 const difficulty = { length: 1, scenarioSurprise: 0, skillSurprise: 0, total: 1 };
@@ -120,15 +119,10 @@ describe("frontierPool / importLineages", () => {
   it("falls back to every environment when the store has no lineages", async () => {
     const store = new SqliteStore(":memory:");
     store.addEnvironment({ id: packageId(samplePackage(5)), package: samplePackage(5), round: null, scores: null });
-    const pool = await frontierPool({
-      store,
-      round: 1,
-      model: new ScriptedRoleModel({}),
-      sandbox: { name: "unused", open: async () => ({ kind: "crash", message: "unused" }), close: async () => {} },
-      settings,
-      rollout: { maxTurns: 1, maxTokens: 8, temperature: 0 },
-      seedBase: "0",
-    });
+    const probe: FrontierProbe = async () => {
+      throw new Error("a store without lineages is never probed");
+    };
+    const pool = await frontierPool({ store, round: 1, probe, settings });
     expect(pool.map((record) => record.package.manifest.name)).toEqual(["sample-5"]);
   });
 

@@ -1,5 +1,4 @@
-import type { EnvironmentRecord, EnvPackage, FrontierProbeRecord, LanguageModel, Sandbox, Store } from "../../spec/index.js";
-import { playSolverRollouts, type RolloutSettings } from "./solver-rollouts.js";
+import type { EnvironmentRecord, FrontierProbeRecord, Store } from "../../spec/index.js";
 
 /** Settings of the frontier scheduler. */
 export interface FrontierSettings {
@@ -95,25 +94,13 @@ export function frontierEnvironments(store: Store): EnvironmentRecord[] {
   });
 }
 
-/** A {@link FrontierProbe} that plays Solver rollouts without the hint. */
-export function solverProbe(store: Store, model: LanguageModel, sandbox: Sandbox, settings: RolloutSettings, seedBase: string): FrontierProbe {
-  return async (environmentId, lineageId, generation) => {
-    const pkg = store.listEnvironments().find((record) => record.id === environmentId)?.package as EnvPackage;
-    const episodes = await playSolverRollouts(pkg, model, sandbox, settings, `${seedBase}/${lineageId}/${generation}`);
-    return { wins: episodes.filter((episode) => episode.won).length, rollouts: episodes.length };
-  };
-}
-
 /** What {@link frontierPool} needs from a self-play round. */
 export interface FrontierPoolInput {
   readonly store: Store;
   readonly round: number;
-  readonly model: LanguageModel;
-  readonly sandbox: Sandbox;
+  /** Plays a lineage's frontier environment (the self-play loop's Solver without the hint). */
+  readonly probe: FrontierProbe;
   readonly settings: FrontierSettings;
-  readonly rollout: Omit<RolloutSettings, "rollouts">;
-  /** Prefix of probe seeds (e.g. the run seed). */
-  readonly seedBase: string;
 }
 
 /**
@@ -124,8 +111,7 @@ export interface FrontierPoolInput {
  */
 export async function frontierPool(input: FrontierPoolInput): Promise<EnvironmentRecord[]> {
   if (input.store.listLineages().length === 0) return input.store.listEnvironments();
-  const probe = solverProbe(input.store, input.model, input.sandbox, { ...input.rollout, rollouts: input.settings.rollouts }, `${input.seedBase}/frontier/${input.round}`);
-  await advanceFrontiers(input.store, input.round, probe, input.settings);
+  await advanceFrontiers(input.store, input.round, input.probe, input.settings);
   return frontierEnvironments(input.store);
 }
 
