@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { startDashboardServer, type DashboardServer } from "../dashboard/index.js";
 import { readTokens } from "../server/access.js";
 import { ConfigError } from "../spec/index.js";
-import { RUNS_FOLDER } from "./run-command.js";
+import { RUNS_FOLDER } from "./run-folders.js";
 
 /** Flags of `envforge dashboard`. */
 export interface DashboardFlags {

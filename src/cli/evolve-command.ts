@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { ConfigError, packageId, type EnvPackage, type LanguageModel, type Sandbox } from "../spec/index.js";
@@ -23,7 +23,7 @@ import { loadPackageFolder, loadPackageFolders, loadSeedPackages } from "../adap
 import { openSandbox } from "../adapters/sandbox/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
 import { createEvolutionProgress } from "./evolution-progress.js";
-import { RUNS_FOLDER } from "./run-command.js";
+import { newestRunFolder, newRunFolder, RUNS_FOLDER } from "./run-folders.js";
 import { formatEvolutionSummary } from "./lineage-view.js";
 import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
@@ -101,11 +101,8 @@ export function loadCandidates(from: string): EnvPackage[] {
 /** The evolution directory: `config.out`, else `runs/evolve-<UTC timestamp>`, else (resuming) the newest `runs/evolve-*`. */
 export function resolveEvolveOutDir(config: Config, resume: boolean, now: Date = new Date()): string {
   if (config.out !== null) return config.out;
-  if (!resume) return join(RUNS_FOLDER, `evolve-${now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}`);
-  const runs = existsSync(RUNS_FOLDER) ? readdirSync(RUNS_FOLDER).filter((name) => name.startsWith("evolve-")).sort() : [];
-  const newest = runs.at(-1);
-  if (newest === undefined) throw new ConfigError(`--resume found no evolution in ${RUNS_FOLDER}/; pass --out with its directory`);
-  return join(RUNS_FOLDER, newest);
+  if (!resume) return newRunFolder("evolve", now);
+  return newestRunFolder("evolve", `--resume found no evolution in ${RUNS_FOLDER}/; pass --out with its directory`);
 }
 
 /**

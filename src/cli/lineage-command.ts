@@ -1,27 +1,10 @@
-import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../spec/index.js";
 import { appendRubric, DEFAULT_RUBRICS_PATH, reviewedFailure, type RubricStage } from "../core/evolution/index.js";
 import { RUN_FILES } from "../core/selfplay/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
 import { findLineage, formatLineage } from "./lineage-view.js";
-import { RUNS_FOLDER } from "./run-command.js";
-
-/**
- * The evolution directory a command reads: `from`, else the newest
- * `runs/evolve-*`.
- * @throws ConfigError when it holds no store
- */
-export function evolutionDirectory(from: string | undefined): string {
-  let folder = from;
-  if (folder === undefined) {
-    const runs = existsSync(RUNS_FOLDER) ? readdirSync(RUNS_FOLDER).filter((name) => name.startsWith("evolve-")).sort() : [];
-    folder = runs.length === 0 ? undefined : join(RUNS_FOLDER, runs.at(-1) as string);
-    if (folder === undefined) throw new ConfigError(`no evolution in ${RUNS_FOLDER}/; pass --from with the directory of an envforge evolve run`);
-  }
-  if (!existsSync(join(folder, RUN_FILES.store))) throw new ConfigError(`${folder} holds no evolution (${join(folder, RUN_FILES.store)} not found)`);
-  return folder;
-}
+import { evolutionDirectory } from "./run-folders.js";
 
 /** `envforge lineage show ID`: prints the lineage tree. */
 export function lineageShowCommand(id: string, flags: { from?: string }): number {

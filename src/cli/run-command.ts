@@ -1,17 +1,17 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { buildGates } from "../core/admission/index.js";
 import { ConfigError, type Store } from "../spec/index.js";
 import { importLineages } from "../core/curriculum/index.js";
-import { evolutionDirectory } from "./lineage-command.js";
+import { evolutionDirectory, newestRunFolder, newRunFolder, RUNS_FOLDER } from "./run-folders.js";
 import { LazyModel, RUN_FILES, runSelfPlay, type SelfPlayResult } from "../core/selfplay/index.js";
 import { readCorpus } from "../adapters/corpus/index.js";
 import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
 import { loadSeedPackages } from "../adapters/package-files/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
-import { NoopTrainer, stopReferenceTrainer } from "../adapters/trainer/index.js";
+import { stopReferenceTrainer } from "../adapters/trainer/index.js";
 import { admissionResources } from "./admission-resources.js";
 import { createProgressDisplay } from "./progress-display.js";
 import { openTrainer, trainerPlanOf, type OpenedTrainer } from "./open-trainer.js";
@@ -61,9 +61,6 @@ export function resolveRunConfig(flags: RunFlags, base: unknown = {}): Config {
   return config;
 }
 
-/** Folder that holds runs when `--out` is not given. */
-export const RUNS_FOLDER = "runs";
-
 /**
  * The run directory: `config.out`; else, for a new run, `runs/run-<UTC timestamp>`;
  * else, when resuming, the newest `runs/run-*` folder.
@@ -71,11 +68,8 @@ export const RUNS_FOLDER = "runs";
  */
 export function resolveOutDir(config: Config, resume: boolean, now: Date = new Date()): string {
   if (config.out !== null) return config.out;
-  if (!resume) return join(RUNS_FOLDER, `run-${now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z")}`);
-  const runs = existsSync(RUNS_FOLDER) ? readdirSync(RUNS_FOLDER).filter((name) => name.startsWith("run-")).sort() : [];
-  const newest = runs.at(-1);
-  if (newest === undefined) throw new ConfigError(`--resume found no run in ${RUNS_FOLDER}/; pass --out with the run directory`);
-  return join(RUNS_FOLDER, newest);
+  if (!resume) return newRunFolder("run", now);
+  return newestRunFolder("run", `--resume found no run in ${RUNS_FOLDER}/; pass --out with the run directory`);
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   type ConformanceReport,
 } from "../adapters/trainer/index.js";
 import { EnvforgeError } from "../spec/index.js";
-import { RUNS_FOLDER } from "./run-command.js";
+import { RUNS_FOLDER } from "./run-folders.js";
 import { runEngineSyncConformance } from "./engine-conformance.js";
 
 /** Run directory of `envforge trainer up|down|status` when `--out` is not given. */

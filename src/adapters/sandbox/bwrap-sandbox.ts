@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { SandboxUnavailableError } from "../../spec/index.js";
-import type { ZygoteCommand } from "./jail.js";
+import type { ZygoteCommand } from "./zygote-process.js";
 import { DEFAULT_SANDBOX_LIMITS } from "./limits.js";
 import { ZYGOTE_PATH, ZygoteSandbox, type ZygoteLauncher, type ZygoteSandboxOptions } from "./zygote-sandbox.js";
 

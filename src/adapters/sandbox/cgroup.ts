@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { ZygoteCommand } from "./jail.js";
+import type { ZygoteCommand } from "./zygote-process.js";
 
 /** Limits of one jail's cgroup. */
 export interface CgroupLimits {

@@ -4,21 +4,8 @@ import type { SandboxFailureKind } from "../../spec/index.js";
 import type { JailCgroup } from "./cgroup.js";
 import { encodeEnvelope, EnvelopeDecoder } from "./frames.js";
 import { Lane, type LaneEvent } from "./lane.js";
+import type { ChildFailure, ZygoteCommand } from "./zygote-process.js";
 
-/** How to start a zygote (backend-specific argv and environment). */
-export interface ZygoteCommand {
-  readonly command: string;
-  readonly args: readonly string[];
-  /** The complete environment of the started process. */
-  readonly env: Readonly<Record<string, string>>;
-}
-
-/** A typed failure of one child, as the session reports it. */
-export interface ChildFailure {
-  readonly kind: SandboxFailureKind;
-  readonly message: string;
-  readonly detail?: string;
-}
 
 /** What the zygote said about one child. */
 export type ChildMessage =

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Duplex } from "node:stream";
-import type { ChildFailure } from "./jail.js";
+import type { ChildFailure } from "./zygote-process.js";
 
 /** What a lane reports about the episode holding it. */
 export type LaneEvent =

@@ -1,7 +1,8 @@
 import { fileURLToPath } from "node:url";
 import type { EnvProgram, EnvSession, Sandbox, SandboxOutcome } from "../../spec/index.js";
 import { JailCgroup, probeCgroups, sweepStaleCgroups, type CgroupSupport } from "./cgroup.js";
-import { Jail, type ZygoteCommand } from "./jail.js";
+import { Jail } from "./jail.js";
+import type { ZygoteCommand } from "./zygote-process.js";
 import { DEFAULT_SANDBOX_LIMITS, zygoteLimits, type SandboxLimits } from "./limits.js";
 import { ZygoteSession, type JailSource } from "./zygote-session.js";
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ActionRun, EnvProgram, EnvSession, SandboxOutcome, StepResult } from "../../spec/index.js";
-import type { ChildFailure, ChildMessage, Jail } from "./jail.js";
+import type { ChildMessage, Jail } from "./jail.js";
+import type { ChildFailure } from "./zygote-process.js";
 import { zygoteLimits, type SandboxLimits } from "./limits.js";
 
 const FailureReply = z.object({
