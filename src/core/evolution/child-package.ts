@@ -91,7 +91,7 @@ export function buildChild(parent: EnvPackage, completion: string, provenance: P
     const environment = blocks.find((block) => /^\s*class\s+\w+/m.test(block.body) && /def\s+reset\s*\(/.test(block.body) && /def\s+step\s*\(/.test(block.body));
     const oracle = blocks.find((block) => block !== environment && /^def\s+act\s*\(/m.test(block.body));
     if (environment === undefined && oracle === undefined) {
-      return failure("no_change_found", "the reply holds neither a unified diff nor a full env.py (class with reset and step) or oracle.py (def act)");
+      return failure("no_change_found", "the reply holds no search/replace block ('<<<<<<< SEARCH env.py' … '=======' … '>>>>>>> REPLACE'), unified diff or full env.py (class with reset and step) or oracle.py (def act): a manifest alone changes nothing");
     }
     if (environment !== undefined) envSource = stripFileComment(environment.body);
     if (oracle !== undefined) oracleSource = stripFileComment(oracle.body);

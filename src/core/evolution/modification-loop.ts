@@ -9,6 +9,7 @@ import {
   type Verdict,
 } from "../../spec/index.js";
 import { buildChild } from "./child-package.js";
+import { MODIFIER_GRAMMAR } from "./modifier-grammar.js";
 import { formatSequence } from "./planning-loop.js";
 import type { RoleSettings } from "./reviewer.js";
 import { validateChild, type ValidationContext } from "./validations.js";
@@ -32,6 +33,8 @@ export interface ModificationSettings {
   readonly maxSourceChars?: number;
   /** The change form the prompt asks for ({@link ModifierForm}). @default "search-replace" */
   readonly form?: ModifierForm;
+  /** Constrain `search-replace` replies with {@link MODIFIER_GRAMMAR} where the provider enforces grammars. @default false */
+  readonly grammar?: boolean;
 }
 
 /**
@@ -51,7 +54,7 @@ const FORM_INSTRUCTIONS: Readonly<Record<ModifierForm, readonly string[]>> = {
   "search-replace": [
     "Reply with search/replace blocks only, one per place you change. A block copies 1 to 6 consecutive lines exactly from env.py (or from oracle.py with 'SEARCH oracle.py') and gives the lines that replace them, for example:",
     WORKED_BLOCK,
-    "Keep each SEARCH short and unique in its file. When the rules change, change oracle.py too so it still reaches full reward. Do not repeat whole files.",
+    "Keep each SEARCH short and unique in its file, and leave out blocks that change nothing. When the rules change, change oracle.py too so it still reaches full reward. Do not repeat whole files.",
   ],
   any: [
     "Reply with ONE of: search/replace blocks (best for a few changes: '<<<<<<< SEARCH env.py', lines copied exactly from the file, '=======', the new lines, '>>>>>>> REPLACE'; use 'SEARCH oracle.py' for the oracle); unified diffs in ```diff blocks (headers --- a/env.py and +++ b/env.py); or the full new files as ```python blocks whose first lines are '# env.py' and '# oracle.py'.",
@@ -120,7 +123,11 @@ export async function runModificationLoop(
   for (let round = 0; round < settings.maxRounds; round += 1) {
     let completion: string;
     try {
-      const options = settings.modifier.seed === undefined ? settings.modifier : { ...settings.modifier, seed: settings.modifier.seed + round };
+      const options = {
+        ...settings.modifier,
+        ...(settings.modifier.seed === undefined ? {} : { seed: settings.modifier.seed + round }),
+        ...(settings.grammar === true && (settings.form ?? "search-replace") === "search-replace" ? { grammar: MODIFIER_GRAMMAR } : {}),
+      };
       completion = (await context.model.generate(modifierPrompt(input, feedback, settings.maxSourceChars, settings.form), options)).text;
     } catch (error) {
       const code = error instanceof EnvforgeError ? error.code : "model_error";

@@ -81,7 +81,7 @@ export function evolutionSettingsFromConfig(config: Config): EvolutionSettings {
     attemptsPerGeneration: evolution.attemptsPerGeneration,
     parallelSeeds: evolution.parallelSeeds,
     planning: { maxRounds: evolution.planningRounds, proposer: role(evolution.planMaxTokens), reviewer: role(evolution.reviewMaxTokens) },
-    modification: { maxRounds: evolution.modificationRounds, modifier: role(evolution.modifierMaxTokens), form: evolution.modifierForm },
+    modification: { maxRounds: evolution.modificationRounds, modifier: role(evolution.modifierMaxTokens), form: evolution.modifierForm, grammar: evolution.modifierGrammar },
     reviewer: role(evolution.reviewMaxTokens),
     sequence: role(evolution.sequenceMaxTokens),
     validationSeeds: evolution.validationSeeds,

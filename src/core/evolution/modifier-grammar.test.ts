@@ -1,0 +1,41 @@
+import { existsSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { embeddedModelPath, LlamaCppModel } from "../../adapters/llm/index.js";
+import { loadPackageFolder } from "../../adapters/package-files/index.js";
+import { packageId } from "../../spec/index.js";
+import { parseSearchReplace } from "./search-replace.js";
+import { buildChild } from "./child-package.js";
+import { modifierPrompt } from "./modification-loop.js";
+import { MODIFIER_GRAMMAR } from "./modifier-grammar.js";
+
+// The Modifier grammar on the real embedded model (Gemma 3 270M, the smallest model here): llama.cpp
+// compiles it, and the reply it allows is a run of search/replace blocks the parser reads, each
+// SEARCH at most 12 lines, with nothing before the first block.
+
+const parent = loadPackageFolder("envs/seeds/knapsack");
+const input = {
+  parent,
+  plan: { summary: "more items and a tighter capacity", steps: [{ scenario: "pack a bag", skill: "knapsack optimisation" }] },
+  instruction: "Direction LENGTH, effort high: make the task longer.",
+  provenance: { origin: "evolution" as const, parentId: packageId(parent), generation: 1, designerModel: "embedded", promptHash: null, corpusDocumentIds: [], createdAt: "2026-12-02T00:00:00.000Z" },
+};
+
+describe.skipIf(!existsSync(embeddedModelPath()))("the Modifier grammar on the embedded model", () => {
+  let model: LlamaCppModel;
+  beforeAll(async () => {
+    model = await LlamaCppModel.load({ modelPath: embeddedModelPath(), contextSize: 4096, threads: 1 });
+  }, 120_000);
+  afterAll(() => model?.close());
+
+  it("makes Gemma 3 270M's Modifier reply search/replace blocks the parser reads", async () => {
+    const generation = await model.generate(modifierPrompt(input, null), { maxTokens: 256, temperature: 0.7, seed: 1, grammar: MODIFIER_GRAMMAR });
+    expect(generation.text).toMatch(/^<<<<<<< SEARCH (env|oracle)\.py\n/);
+    const edits = parseSearchReplace(generation.text);
+    // a reply cut at the token bound may leave its last block open; every closed block parses
+    expect(edits.length).toBeGreaterThanOrEqual(generation.finishReason === "stop" ? 1 : 0);
+    for (const edit of edits) expect(edit.search.split("\n").length - 1).toBeLessThanOrEqual(12);
+    const built = buildChild(parent, generation.text, input.provenance);
+    // the 270M's SEARCH lines need not be in the file: the verdict names the form's failure, never a crash
+    expect(built.ok ? built.form : built.verdict.reason).toMatch(/^(replace|patch_failed|no_change_found|child_unchanged|invalid_manifest)$/);
+  }, 300_000);
+});
