@@ -14,7 +14,7 @@ export * from "./reviewer.js";
 export * from "./planning-loop.js";
 export * from "./child-package.js";
 export * from "./validations.js";
-export * from "./modifier-grammar.js";
+export * from "./grammars.js";
 export * from "./modification-loop.js";
 export * from "./pool.js";
 export * from "./generation-attempt.js";

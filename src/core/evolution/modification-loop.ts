@@ -9,7 +9,7 @@ import {
   type Verdict,
 } from "../../spec/index.js";
 import { buildChild } from "./child-package.js";
-import { MODIFIER_GRAMMAR } from "./modifier-grammar.js";
+import { MODIFIER_GRAMMAR } from "./grammars.js";
 import { formatSequence } from "./planning-loop.js";
 import type { RoleSettings } from "./reviewer.js";
 import { validateChild, type ValidationContext } from "./validations.js";
@@ -33,7 +33,7 @@ export interface ModificationSettings {
   readonly maxSourceChars?: number;
   /** The change form the prompt asks for ({@link ModifierForm}). @default "search-replace" */
   readonly form?: ModifierForm;
-  /** Constrain `search-replace` replies with {@link MODIFIER_GRAMMAR} where the provider enforces grammars. @default false */
+  /** Constrain `search-replace` replies with {@link MODIFIER_GRAMMAR} where the provider enforces grammars (config `evolution.grammar`). @default false */
   readonly grammar?: boolean;
 }
 

@@ -13,6 +13,10 @@ describe("parseScenarioSkillSteps", () => {
     expect(parseScenarioSkillSteps(`The steps are ${JSON.stringify(steps)} as asked.`)).toEqual(steps);
     expect(parseScenarioSkillSteps(JSON.stringify({ steps }))).toEqual(steps);
   });
+  it("drops a scenario: or skill: prefix copied from the prompt's listing (recorded 1.5B plan step)", () => {
+    const recorded = '{"summary": "s", "steps": [{"scenario": "scenario: reading the wall around the goal", "skill": "parse a grid"}, {"scenario": "Scenario:  ", "skill": "x"}]}';
+    expect(parseScenarioSkillSteps(recorded)).toEqual([{ scenario: "reading the wall around the goal", skill: "parse a grid" }]);
+  });
   it("keeps the finished steps of a list cut off by the token limit", () => {
     expect(parseScenarioSkillSteps('```json\n[{"scenario": "maze", "skill": "search"}, {"scenario": "door", "skill": "unlock"}, {"scenario": "ha')).toEqual([
       { scenario: "maze", skill: "search" },

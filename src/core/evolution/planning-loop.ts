@@ -13,6 +13,7 @@ import {
   type Verdict,
 } from "../../spec/index.js";
 import { findJson } from "./completion-json.js";
+import { PLAN_GRAMMAR } from "./grammars.js";
 import { directionInstruction, type EditSpan } from "./directions.js";
 import { normalizeLabel } from "./difficulty.js";
 import { review, type RoleSettings } from "./reviewer.js";
@@ -35,6 +36,8 @@ export interface PlanningSettings {
   readonly maxRounds: number;
   readonly proposer: RoleSettings;
   readonly reviewer: RoleSettings;
+  /** Constrain the Proposer's reply with {@link PLAN_GRAMMAR} where the provider enforces grammars (config `evolution.grammar`). @default false */
+  readonly grammar?: boolean;
 }
 
 /** Outcome of {@link runPlanningLoop}: the accepted plan (null when every round was rejected) and every round. */
@@ -48,6 +51,11 @@ const PlanSchema = z.object({ summary: z.string().trim().min(1).max(4000) }).pas
 /** Formats a scenario–skill sequence as numbered lines. */
 export function formatSequence(steps: readonly ScenarioSkillStep[]): string {
   return steps.map((step, index) => `${index + 1}. scenario: ${step.scenario} | skill: ${step.skill}`).join("\n");
+}
+
+/** A scenario–skill sequence as numbered lines of JSON steps (`1. {"scenario": "…", "skill": "…"}`), the form a plan's steps take. */
+export function formatSequenceAsJson(steps: readonly ScenarioSkillStep[]): string {
+  return steps.map((step, index) => `${index + 1}. ${JSON.stringify({ scenario: step.scenario, skill: step.skill })}`).join("\n");
 }
 
 /** The Proposer's prompt; `feedback` is the reviewer's last rejection, if any. */
@@ -64,8 +72,8 @@ export function proposerPrompt(input: PlanningInput, feedback: string | null): C
         `Environment: ${input.parent.manifest.title}`,
         input.parent.manifest.description,
         "",
-        "Current sequence:",
-        formatSequence(input.sequence),
+        "Current sequence (one JSON step per line, as your reply writes them):",
+        formatSequenceAsJson(input.sequence),
         "",
         directionInstruction(input.direction, input.effort, input.span),
         ...(feedback === null ? [] : ["", `The reviewer rejected your previous plan: ${feedback}`]),
@@ -164,7 +172,8 @@ export async function runPlanningLoop(input: PlanningInput, model: LanguageModel
   for (let round = 0; round < settings.maxRounds; round += 1) {
     let completion: string;
     try {
-      completion = (await model.generate(proposerPrompt(input, feedback), withSeed(settings.proposer, round))).text;
+      const options = { ...withSeed(settings.proposer, round), ...(settings.grammar === true ? { grammar: PLAN_GRAMMAR } : {}) };
+      completion = (await model.generate(proposerPrompt(input, feedback), options)).text;
     } catch (error) {
       const code = error instanceof EnvforgeError ? error.code : "model_error";
       rounds.push({ completion: "", plan: null, review: reject("plan-review", "model_error", `${code}: ${(error as Error).message}`) });

@@ -7,14 +7,20 @@ export const MAX_SEQUENCE_STEPS = 32;
 /** Longest scenario or skill label kept, characters. */
 export const MAX_LABEL_CHARS = 80;
 
-const StepSchema = z.object({ scenario: z.string().trim().min(1), skill: z.string().trim().min(1) }).passthrough();
+/** A label without the `scenario:` / `skill:` prefix a model copies from a listing (`1. scenario: … | skill: …`). */
+const withoutLabelPrefix = (label: string) => label.replace(/^\s*(?:scenario|skill)\s*:\s*/i, "");
+
+const StepSchema = z
+  .object({ scenario: z.string().transform(withoutLabelPrefix).pipe(z.string().trim().min(1)), skill: z.string().transform(withoutLabelPrefix).pipe(z.string().trim().min(1)) })
+  .passthrough();
 
 /**
  * Parses a list of `{ "scenario": ..., "skill": ... }` objects from a model
  * completion (a fenced or bare JSON array, or an object with a `steps` array;
  * failing those, every complete flat object in the text, so a list cut off by
  * the token limit keeps its finished steps).
- * Entries that are not such objects are skipped; labels are cut to
+ * Entries that are not such objects are skipped; a label's leading
+ * `scenario:` or `skill:` (copied from a listing) is dropped; labels are cut to
  * {@link MAX_LABEL_CHARS} and the list to {@link MAX_SEQUENCE_STEPS}.
  *
  * @returns the steps, or null when no usable step was found

@@ -6,11 +6,12 @@ import { packageId } from "../../spec/index.js";
 import { parseSearchReplace } from "./search-replace.js";
 import { buildChild } from "./child-package.js";
 import { modifierPrompt } from "./modification-loop.js";
-import { MODIFIER_GRAMMAR } from "./modifier-grammar.js";
+import { MODIFIER_GRAMMAR, PLAN_GRAMMAR } from "./grammars.js";
+import { parsePlan, proposerPrompt } from "./planning-loop.js";
 
-// The Modifier grammar on the real embedded model (Gemma 3 270M, the smallest model here): llama.cpp
-// compiles it, and the reply it allows is a run of search/replace blocks the parser reads, each
-// SEARCH at most 12 lines, with nothing before the first block.
+// The evolution grammars on the real embedded model (Gemma 3 270M, the smallest model here): llama.cpp
+// compiles them; the Modifier reply they allow is a run of search/replace blocks the parser reads,
+// each SEARCH at most 12 lines, with nothing before the first block; the Proposer reply is a plan.
 
 const parent = loadPackageFolder("envs/seeds/knapsack");
 const input = {
@@ -20,7 +21,7 @@ const input = {
   provenance: { origin: "evolution" as const, parentId: packageId(parent), generation: 1, designerModel: "embedded", promptHash: null, corpusDocumentIds: [], createdAt: "2026-12-02T00:00:00.000Z" },
 };
 
-describe.skipIf(!existsSync(embeddedModelPath()))("the Modifier grammar on the embedded model", () => {
+describe.skipIf(!existsSync(embeddedModelPath()))("the evolution grammars on the embedded model", () => {
   let model: LlamaCppModel;
   beforeAll(async () => {
     model = await LlamaCppModel.load({ modelPath: embeddedModelPath(), contextSize: 4096, threads: 1 });
@@ -37,5 +38,12 @@ describe.skipIf(!existsSync(embeddedModelPath()))("the Modifier grammar on the e
     const built = buildChild(parent, generation.text, input.provenance);
     // the 270M's SEARCH lines need not be in the file: the verdict names the form's failure, never a crash
     expect(built.ok ? built.form : built.verdict.reason).toMatch(/^(replace|patch_failed|no_change_found|child_unchanged|invalid_manifest)$/);
+  }, 300_000);
+
+  it("makes Gemma 3 270M's Proposer reply a plan parsePlan accepts", async () => {
+    const planning = { parent, sequence: [{ scenario: "pack a bag", skill: "knapsack optimisation" }], direction: "length" as const, effort: "high" as const, span: { start: 0, end: 0 }, rubrics: [] };
+    const generation = await model.generate(proposerPrompt(planning, null), { maxTokens: 300, temperature: 0.7, seed: 2, grammar: PLAN_GRAMMAR });
+    expect(generation.text).toMatch(/^\{"summary": "/);
+    if (generation.finishReason === "stop") expect(parsePlan(generation.text)?.steps.length).toBeGreaterThanOrEqual(1);
   }, 300_000);
 });
