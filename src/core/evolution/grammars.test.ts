@@ -6,8 +6,8 @@ import { packageId } from "../../spec/index.js";
 import { parseSearchReplace } from "./search-replace.js";
 import { buildChild } from "./child-package.js";
 import { modifierPrompt } from "./modification-loop.js";
-import { MODIFIER_GRAMMAR, PLAN_GRAMMAR } from "./grammars.js";
-import { parsePlan, proposerPrompt } from "./planning-loop.js";
+import { MODIFIER_GRAMMAR, planGrammar } from "./grammars.js";
+import { checkPlan, parsePlan, proposerPrompt } from "./planning-loop.js";
 
 // The evolution grammars on the real embedded model (Gemma 3 270M, the smallest model here): llama.cpp
 // compiles them; the Modifier reply they allow is a run of search/replace blocks the parser reads,
@@ -40,10 +40,24 @@ describe.skipIf(!existsSync(embeddedModelPath()))("the evolution grammars on the
     expect(built.ok ? built.form : built.verdict.reason).toMatch(/^(replace|patch_failed|no_change_found|child_unchanged|invalid_manifest)$/);
   }, 300_000);
 
-  it("makes Gemma 3 270M's Proposer reply a plan parsePlan accepts", async () => {
-    const planning = { parent, sequence: [{ scenario: "pack a bag", skill: "knapsack optimisation" }], direction: "length" as const, effort: "high" as const, span: { start: 0, end: 0 }, rubrics: [] };
-    const generation = await model.generate(proposerPrompt(planning, null), { maxTokens: 300, temperature: 0.7, seed: 2, grammar: PLAN_GRAMMAR });
+  it.each([
+    ["length", { start: 1, end: 2 }],
+    ["scenario", { start: 0, end: 2 }],
+    ["skill", { start: 2, end: 3 }],
+  ] as const)("makes Gemma 3 270M's %s plan one that parsePlan reads and the plan checks accept", async (direction, span) => {
+    const sequence = [
+      { scenario: "read the \"items\" list", skill: "parse weights" },
+      { scenario: "pack a bag", skill: "knapsack optimisation" },
+      { scenario: "report the value", skill: "arithmetic" },
+    ];
+    const planning = { parent, sequence, direction, effort: "high" as const, span, rubrics: [] };
+    const generation = await model.generate(proposerPrompt(planning, null), { maxTokens: 400, temperature: 0.7, seed: 2, grammar: planGrammar(planning) });
     expect(generation.text).toMatch(/^\{"summary": "/);
-    if (generation.finishReason === "stop") expect(parsePlan(generation.text)?.steps.length).toBeGreaterThanOrEqual(1);
+    expect(generation.finishReason).toBe("stop");
+    const plan = parsePlan(generation.text);
+    expect(plan?.steps.length).toBeGreaterThanOrEqual(3);
+    // the structure is the grammar's; only an unchanged label (plan_unchanged) is left to the model
+    const problem = plan === null ? null : checkPlan(plan, planning);
+    expect(problem === null || (problem.status === "reject" && problem.reason === "plan_unchanged")).toBe(true);
   }, 300_000);
 });

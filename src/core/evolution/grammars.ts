@@ -1,3 +1,6 @@
+import type { ScenarioSkillStep } from "../../spec/index.js";
+import type { EditSpan } from "./directions.js";
+
 /**
  * GBNF grammars (llama.cpp's grammar format) of the evolution roles' replies, used when
  * `evolution.grammar` is on and the provider enforces grammars (the embedded llama.cpp engine,
@@ -25,16 +28,57 @@ line ::= [^\n<=>] [^\n]* "\n" | "\n"
 manifest ::= "\n` + "```" + String.raw`json\n{" [^` + "`" + String.raw`]* "}\n` + "```" + String.raw`\n"
 `;
 
+/** What {@link planGrammar} needs: the parent's sequence, the direction and the edit span. */
+export interface PlanShape {
+  readonly sequence: readonly ScenarioSkillStep[];
+  readonly direction: "length" | "scenario" | "skill";
+  readonly span: EditSpan;
+}
+
+/** Most new steps a LENGTH plan may add beyond the span's own. */
+export const MAX_ADDED_STEPS = 8;
+
 /**
- * GBNF grammar of a Proposer plan: exactly the JSON object {@link parsePlan} reads, `{"summary":
- * "…", "steps": [{"scenario": "…", "skill": "…"}, …]}` with a summary of 1–600 characters, 1–16
- * steps and labels of 1–80 characters (`MAX_LABEL_CHARS`) without `|`, strings without control
- * characters or escapes. Qwen2.5-Coder-1.5B's plans without it: 1 of 20 rounds `plan_unparseable`, and
- * steps whose scenario held "… | skill: …" copied from the prompt's listing
- * (docs/benchmarks.md, "Evolution with Qwen2.5-Coder-1.5B").
+ * GBNF grammar of a Proposer plan for one direction and span: exactly the JSON object
+ * {@link parsePlan} reads, `{"summary": "…", "steps": [{"scenario": "…", "skill": "…"}, …]}`
+ * (summary 1–600 characters; new labels 1–80 characters, `MAX_LABEL_CHARS`, without `"`, `\` or
+ * `|`), with the structure the plan checks (`checkPlan`) demand written in: the steps outside the
+ * span are the parent's, verbatim; SCENARIO keeps every skill and writes the span's scenarios,
+ * SKILL keeps every scenario and writes the span's skills; LENGTH writes between
+ * `span length + 1` and `span length + MAX_ADDED_STEPS` steps in place of the span. So the model
+ * writes only what the direction asks of it. Qwen2.5-Coder-1.5B's plans without it broke those
+ * rules in 11 of 19 rounds (`plan_wrong_length`, `plan_changed_kept`, `plan_not_longer`,
+ * `plan_outside_span`, `plan_unchanged`) and copied "… | skill: …" into labels
+ * (docs/benchmarks.md, "Evolution with Qwen2.5-Coder-1.5B"). `plan_unchanged` stays possible (a
+ * new label may repeat the old one) and is still checked.
  */
-export const PLAN_GRAMMAR = String.raw`root ::= "{\"summary\": \"" char{1,600} "\", \"steps\": [" step (", " step){0,15} "]}"
-step ::= "{\"scenario\": \"" label "\", \"skill\": \"" label "\"}"
-label ::= [^"\\|\x00-\x1f\x7f\u2028\u2029]{1,80}
-char ::= [^"\\\x00-\x1f\x7f\u2028\u2029]
-`;
+export function planGrammar(shape: PlanShape): string {
+  const { sequence, direction, span } = shape;
+  const fixed = (step: ScenarioSkillStep) => gbnfLiteral(JSON.stringify({ scenario: step.scenario, skill: step.skill }));
+  const scenarioFree = (step: ScenarioSkillStep) => `${gbnfLiteral('{"scenario": "')} label ${gbnfLiteral(`", "skill": ${JSON.stringify(step.skill)}}`)}`;
+  const skillFree = (step: ScenarioSkillStep) => `${gbnfLiteral(`{"scenario": ${JSON.stringify(step.scenario)}, "skill": "`)} label ${gbnfLiteral('"}')}`;
+  const parts: string[] = [];
+  if (direction === "length") {
+    for (const step of sequence.slice(0, span.start)) parts.push(fixed(step));
+    const least = span.end - span.start + 1;
+    parts.push(`newstep ${`(", " newstep)`}{${least - 1},${least - 1 + MAX_ADDED_STEPS}}`);
+    for (const step of sequence.slice(span.end)) parts.push(fixed(step));
+  } else {
+    sequence.forEach((step, index) => {
+      const inside = index >= span.start && index < span.end;
+      parts.push(!inside ? fixed(step) : direction === "scenario" ? scenarioFree(step) : skillFree(step));
+    });
+  }
+  return [
+    `root ::= ${gbnfLiteral('{"summary": "')} char{1,600} ${gbnfLiteral('", "steps": [')} ${parts.join(` ${gbnfLiteral(", ")} `)} ${gbnfLiteral("]}")}`,
+    String.raw`newstep ::= "{\"scenario\": \"" label "\", \"skill\": \"" label "\"}"`,
+    String.raw`label ::= [^"\\|\x00-\x1f\x7f\u2028\u2029]{1,80}`,
+    String.raw`char ::= [^"\\\x00-\x1f\x7f\u2028\u2029]`,
+    "",
+  ].join("\n");
+}
+
+/** A GBNF string literal that matches `text` exactly. */
+function gbnfLiteral(text: string): string {
+  return `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t")}"`;
+}

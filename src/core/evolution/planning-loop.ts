@@ -13,7 +13,7 @@ import {
   type Verdict,
 } from "../../spec/index.js";
 import { findJson } from "./completion-json.js";
-import { PLAN_GRAMMAR } from "./grammars.js";
+import { planGrammar } from "./grammars.js";
 import { directionInstruction, type EditSpan } from "./directions.js";
 import { normalizeLabel } from "./difficulty.js";
 import { review, type RoleSettings } from "./reviewer.js";
@@ -36,7 +36,7 @@ export interface PlanningSettings {
   readonly maxRounds: number;
   readonly proposer: RoleSettings;
   readonly reviewer: RoleSettings;
-  /** Constrain the Proposer's reply with {@link PLAN_GRAMMAR} where the provider enforces grammars (config `evolution.grammar`). @default false */
+  /** Constrain the Proposer's reply with {@link planGrammar} (the plan's JSON, with the direction's structure) where the provider enforces grammars (config `evolution.grammar`). @default false */
   readonly grammar?: boolean;
 }
 
@@ -172,7 +172,7 @@ export async function runPlanningLoop(input: PlanningInput, model: LanguageModel
   for (let round = 0; round < settings.maxRounds; round += 1) {
     let completion: string;
     try {
-      const options = { ...withSeed(settings.proposer, round), ...(settings.grammar === true ? { grammar: PLAN_GRAMMAR } : {}) };
+      const options = { ...withSeed(settings.proposer, round), ...(settings.grammar === true ? { grammar: planGrammar(input) } : {}) };
       completion = (await model.generate(proposerPrompt(input, feedback), options)).text;
     } catch (error) {
       const code = error instanceof EnvforgeError ? error.code : "model_error";
