@@ -72,7 +72,7 @@ export function planReply(steps: readonly { scenario: string; skill: string }[],
  */
 export function spanPlanReply(messages: readonly ChatMessage[], tag: string): string {
   const prompt = messages.at(-1)?.content ?? "";
-  const sequence = [...prompt.matchAll(/^\d+\. scenario: (.*) \| skill: (.*)$/gm)].map((match) => ({ scenario: match[1] as string, skill: match[2] as string }));
+  const sequence = [...prompt.matchAll(/^\d+\. (\{"scenario".*\})$/gm)].map((match) => JSON.parse(match[1] as string) as { scenario: string; skill: string });
   const range = /Change only steps? (\d+)(?: to (\d+))?\./.exec(prompt);
   const start = range === null ? 0 : Number(range[1]) - 1;
   const end = range === null ? sequence.length : Number(range[2] ?? range[1]);

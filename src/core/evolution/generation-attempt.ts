@@ -58,7 +58,7 @@ export function referenceFor(steps: readonly ScenarioSkillStep[], frequencies: R
  * direction (fixed or the mixed policy) and effort span drawn from seeds
  * derived from (master seed, lineage, generation, attempt); planning loop;
  * the child's sequence (the plan's target) and difficulty; modification loop
- * with the three validations; the admission pipeline without calibration.
+ * with its validations; the admission pipeline without calibration.
  * Stores nothing: the caller stores the generation first, then the record.
  * Never throws for untrusted output or model errors.
  */

@@ -33,7 +33,8 @@ function workingScript(): Record<string, ScriptedReply[]> {
     analyst: ['[{"scenario": "quiz", "skill": "recall"}]'],
     proposer: [(messages) => spanPlanReply(messages, String(plans++))],
     reviewer: [PASS],
-    modifier: [() => filesReply(SUM_ENV.replace(/99/g, String(100 + children++)), SUM_ORACLE)],
+    // each child draws its numbers from a range ten times its parent's, so what the agent sees changes (behaviour-change validation)
+    modifier: [() => filesReply(SUM_ENV.replace(/99/g, String(100 * 10 ** children++)), SUM_ORACLE)],
   };
 }
 
@@ -63,7 +64,7 @@ describe("runEvolution (scripted fake model, real sandbox and gates)", () => {
     expect(generations[1]?.direction).not.toBe(generations[0]?.direction);
     for (const generation of generations) {
       expect(generation.effort).toBe("low");
-      expect(generation.validations.map((verdict) => [verdict.gate, verdict.status])).toEqual([["oracle", "pass"], ["negative-controls", "pass"], ["rubric", "pass"]]);
+      expect(generation.validations.map((verdict) => [verdict.gate, verdict.status])).toEqual([["oracle", "pass"], ["negative-controls", "pass"], ["behaviour-change", "pass"], ["rubric", "pass"]]);
       expect(generation.admission.length).toBeGreaterThan(0);
       expect(generation.admission.every((verdict) => verdict.status === "pass")).toBe(true);
       expect(generation.patch).toMatch(/\+\+\+ b\/env\.py/);

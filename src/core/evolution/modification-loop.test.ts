@@ -54,28 +54,42 @@ describe("modifierPrompt", () => {
 });
 
 describe("runModificationLoop (scripted fake model, real sandbox)", () => {
-  it("accepts a child that passes the oracle, negative-controls and rubric validations", async () => {
+  it("accepts a child that passes the oracle, negative-controls, behaviour-change and rubric validations", async () => {
     const { model, result } = run([filesReply(SUM_ENV, SUM_ORACLE)], [PASS]);
     const outcome = await result;
     expect(outcome.child?.manifest.name).toBe("answer-42-g1");
-    expect(outcome.validations.map((verdict) => [verdict.gate, verdict.status])).toEqual([["oracle", "pass"], ["negative-controls", "pass"], ["rubric", "pass"]]);
+    expect(outcome.validations.map((verdict) => [verdict.gate, verdict.status])).toEqual([["oracle", "pass"], ["negative-controls", "pass"], ["behaviour-change", "pass"], ["rubric", "pass"]]);
     expect(outcome.rounds).toHaveLength(1);
     expect(outcome.rounds[0]?.form).toBe("files");
     expect(model.promptsOf("reviewer")[0]?.[1]?.content).toMatch(/return str\(env\.a \+ env\.b\)/);
   });
 
-  it("feeds validation failures back to the Modifier until a child passes", async () => {
+  it("feeds validation failures back to the Modifier until a child passes, and asks the reviewer only about mechanically sound children", async () => {
     const { model, result } = run(
-      [filesReply(SUM_ENV, WRONG_ORACLE), filesReply(FREE_ENV, SUM_ORACLE), filesReply(SUM_ENV, SUM_ORACLE)],
-      [PASS, rejectReply("the hint gives the answer away"), PASS],
+      [filesReply(SUM_ENV, WRONG_ORACLE), filesReply(FREE_ENV, SUM_ORACLE), filesReply(SUM_ENV, SUM_ORACLE), filesReply(SUM_ENV, SUM_ORACLE)],
+      [rejectReply("the hint gives the answer away"), PASS],
+      4,
     );
     const outcome = await result;
     expect(outcome.child).not.toBeNull();
     const reasons = outcome.rounds.map((round) => round.verdicts.filter((verdict) => verdict.status === "reject").map((verdict) => (verdict.status === "reject" ? verdict.reason : "")));
-    expect(reasons).toEqual([["oracle_failed"], ["empty_solution_passes", "rubric_failed"], []]);
+    expect(reasons).toEqual([["oracle_failed"], ["empty_solution_passes"], ["rubric_failed"], []]);
+    expect(outcome.rounds.map((round) => round.verdicts.length)).toEqual([3, 3, 4, 4]);
+    expect(model.promptsOf("reviewer")).toHaveLength(2);
     const prompts = model.promptsOf("modifier").map((messages) => messages[1]?.content ?? "");
     expect(prompts[1]).toMatch(/\[oracle\] the oracle missed the pass threshold on 2 of 2 seeds/);
-    expect(prompts[2]).toMatch(/\[negative-controls\] .*\[rubric\] the hint gives the answer away/s);
+    expect(prompts[2]).toMatch(/\[negative-controls\] the empty solution control wins/);
+    expect(prompts[3]).toMatch(/\[rubric\] the hint gives the answer away/);
+  }, 60_000);
+
+  it("rejects a child that behaves exactly like its parent (recorded 1.5B pattern: unused attributes added)", async () => {
+    const unused = ["<<<<<<< SEARCH env.py", "        self.done = False", "=======", "        self.done = False", "        self.rounds = 3", "        self.size = 10", ">>>>>>> REPLACE"].join("\n");
+    const { model, result } = run([unused], [PASS], 1);
+    const outcome = await result;
+    expect(outcome.child).toBeNull();
+    expect(outcome.rounds[0]?.form).toBe("replace");
+    expect(outcome.rounds[0]?.verdicts.map((verdict) => (verdict.status === "reject" ? verdict.reason : "pass"))).toEqual(["pass", "pass", "child_behaviour_unchanged"]);
+    expect(model.promptsOf("reviewer")).toHaveLength(0);
   }, 60_000);
 
   it("stops after the maximum number of rounds without a child", async () => {

@@ -109,7 +109,8 @@ export function modifierPrompt(input: ModificationInput, feedback: string | null
 /**
  * Loop 2 of environment evolution, modification: the Modifier produces the
  * child (a patch against the parent or full files); the child is built and
- * the oracle, invalid-test and rubric validations run in parallel; failures go
+ * the validations run ({@link validateChild}: oracle, negative controls and
+ * behaviour change, then the rubric review); failures go
  * back to the Modifier as feedback, up to `maxRounds` rounds. Never throws for
  * untrusted output or model errors (they end up in the rounds).
  */
@@ -140,7 +141,7 @@ export async function runModificationLoop(
       feedback = built.verdict.message;
       continue;
     }
-    const verdicts = await validateChild(built.package, input.plan, context);
+    const verdicts = await validateChild(built.package, input.parent, input.plan, context);
     rounds.push({ completion, form: built.form, verdicts });
     const failed = verdicts.filter((verdict) => verdict.status === "reject");
     if (failed.length === 0) return { child: built.package, validations: verdicts, rounds };

@@ -1,6 +1,7 @@
-import type { EditPlan, EnvPackage, LanguageModel, Verdict } from "../../spec/index.js";
-import { reject } from "../../spec/index.js";
-import { createGate, type AdmissionContext } from "../admission/index.js";
+import type { EditPlan, EnvPackage, Episode, LanguageModel, Sandbox, Verdict } from "../../spec/index.js";
+import { pass, reject } from "../../spec/index.js";
+import { createGate, playSeeds, scriptedPolicy, seedRange, withSession, type AdmissionContext } from "../admission/index.js";
+import { doNothingPolicy, oraclePolicy } from "../rollout/index.js";
 import { formatSequence } from "./planning-loop.js";
 import { review, type RoleSettings } from "./reviewer.js";
 
@@ -42,24 +43,69 @@ export function childReviewSubject(child: EnvPackage, plan: EditPlan): string {
   ].join("\n");
 }
 
+/** Turns each probe agent of {@link behaviourChangeValidation} plays at most. */
+export const BEHAVIOUR_PROBE_TURNS = 4;
+
+/** What an agent sees of an episode: the first observation, then each action, observation and reward, and how it ended. */
+function seen(episode: Episode): string {
+  return JSON.stringify([episode.initialObservation, episode.turns.map((turn) => [turn.action, turn.observation, turn.reward]), episode.return, episode.terminated, episode.failure?.kind ?? null]);
+}
+
+/** The transcripts of the oracle, a do-nothing agent and a fixed probe agent on `seeds`, or null when the package does not load. */
+async function transcripts(pkg: EnvPackage, sandbox: Sandbox, seeds: readonly number[]): Promise<string[] | null> {
+  const played = await withSession(sandbox, pkg, true, async (session) => [
+    ...(await playSeeds(session, pkg, seeds, () => oraclePolicy(session))),
+    ...(await playSeeds(session, pkg, seeds, () => doNothingPolicy, BEHAVIOUR_PROBE_TURNS)),
+    ...(await playSeeds(session, pkg, seeds, () => scriptedPolicy("probe", ["1", "test", "a 2"]), BEHAVIOUR_PROBE_TURNS)),
+  ]);
+  return played.kind === "ok" ? played.value.map(seen) : null;
+}
+
 /**
- * The three validations of the modification loop (environment evolution:
- * oracle, invalid-test, rubric), run in parallel. The first two are admission
- * gates, not a second implementation: `oracle` (the oracle reaches the pass
- * threshold on every validation seed, every step reward in range) and
- * `negative-controls` (the invalid test: a do-nothing, a random and an
- * invalid-action agent all lose, and, with at least five seeds, no fixed
- * reply wins); the third is the rubric reviewer, which checks the child
- * against the plan and the child rubrics. Returns the three verdicts in that
- * order; never throws (a gate or reviewer that throws becomes a
+ * Behaviour-change validation (gate `behaviour-change`): the child must
+ * differ from its parent in what an agent sees. The oracle, a do-nothing agent
+ * and a fixed probe agent play both on the validation seeds; when every
+ * transcript (observations, the oracle's actions, rewards, endings) is
+ * identical, the child only renamed or added code no episode reaches, and
+ * is rejected with reason `child_behaviour_unchanged`. (Qwen2.5-Coder-1.5B's
+ * second Modifier replies added unused attributes to `__init__`; the oracle,
+ * negative-controls and rubric validations passed such a child, and the
+ * novelty gate leaves the parent out of its pool.) A child that does not load
+ * passes here: the oracle validation reports that.
+ */
+export async function behaviourChangeValidation(child: EnvPackage, parent: EnvPackage, admission: AdmissionContext): Promise<Verdict> {
+  const seeds = seedRange(admission.settings.seeds);
+  const [before, after] = await Promise.all([transcripts(parent, admission.sandbox, seeds), transcripts(child, admission.sandbox, seeds)]);
+  if (before === null || after === null) return pass("behaviour-change", { compared: false });
+  const changed = after.filter((transcript, index) => transcript !== before[index]).length;
+  if (changed === 0) {
+    return reject("behaviour-change", "child_behaviour_unchanged", `the child behaves exactly like its parent on ${seeds.length} seeds (the same observations, oracle answers and rewards): change what the agent sees or must do, as the plan says`);
+  }
+  return pass("behaviour-change", { changedEpisodes: changed, episodes: after.length });
+}
+
+/**
+ * The validations of the modification loop (environment evolution: oracle,
+ * invalid-test and rubric, plus a behaviour change). The three mechanical
+ * ones run first, in parallel; they are admission gates, not a second
+ * implementation: `oracle` (the oracle reaches the pass threshold on every
+ * validation seed, every step reward in range) and `negative-controls` (the
+ * invalid test: a do-nothing, a random and an invalid-action agent all lose,
+ * and, with at least five seeds, no fixed reply wins), then
+ * {@link behaviourChangeValidation} against the parent. Only when all three
+ * pass does the rubric reviewer (a model call) check the child against the
+ * plan and the child rubrics. Returns the three mechanical verdicts, plus
+ * the rubric's when it ran; never throws (a check that throws becomes a
  * `validation_error` reject).
  */
-export async function validateChild(child: EnvPackage, plan: EditPlan, context: ValidationContext): Promise<Verdict[]> {
+export async function validateChild(child: EnvPackage, parent: EnvPackage, plan: EditPlan, context: ValidationContext): Promise<Verdict[]> {
   const guard = (gate: string, run: () => Promise<Verdict>) =>
     run().catch((error: unknown) => reject(gate, "validation_error", (error as Error).message));
-  return Promise.all([
+  const mechanical = await Promise.all([
     guard("oracle", () => createGate("oracle").check(child, context.admission)),
     guard("negative-controls", () => createGate("negative-controls").check(child, context.admission)),
-    guard("rubric", () => review(context.model, "child", context.rubrics, childReviewSubject(child, plan), context.reviewer)),
+    guard("behaviour-change", () => behaviourChangeValidation(child, parent, context.admission)),
   ]);
+  if (mechanical.some((verdict) => verdict.status === "reject")) return mechanical;
+  return [...mechanical, await guard("rubric", () => review(context.model, "child", context.rubrics, childReviewSubject(child, plan), context.reviewer))];
 }
