@@ -14,6 +14,43 @@ const provenance: Provenance = {
   createdAt: "2026-11-29T12:00:00.000Z",
 };
 
+/** A search/replace block of env.py. */
+const block = (search: string, replace: string, file = "env.py") => ["<<<<<<< SEARCH " + file, search, "=======", replace, ">>>>>>> REPLACE"].join("\n");
+
+describe("buildChild with hostile search/replace replies", () => {
+  it("never reads a dict in the code as manifest changes; a json block outside the blocks is read", () => {
+    const dict = block("        self.done = False", "        self.done = False\n        self.limits = {\"maxTurns\": 50, \"skills\": \"dp\"}");
+    const built = buildChild(PARENT, dict, provenance);
+    expect(built.ok && built.package.manifest).toMatchObject({ maxTurns: 1, skills: ["recall"] });
+    const withJson = buildChild(PARENT, `${dict}\n\n\`\`\`json\n{"title": "Answer 43"}\n\`\`\``, provenance);
+    expect(withJson.ok && withJson.package.manifest.title).toBe("Answer 43");
+  });
+
+  it("drops a fence beside blank lines inside a section, and keeps a blank-line replacement", () => {
+    const fenced = buildChild(PARENT, block("\n```python\n        self.done = False", "\n```python\n        self.done = False\n        self.count = 0\n```\n"), provenance);
+    expect(fenced.ok && fenced.package.envSource).toBe(PARENT.envSource.replace("        self.done = False\n", "        self.done = False\n        self.count = 0\n"));
+    const blank = buildChild(PARENT, block("        return 'Reply with 42.'", "        return 'Reply with 43.'\n"), provenance);
+    expect(blank.ok && blank.package.envSource).toContain("        return 'Reply with 43.'\n\n");
+  });
+
+  it("reads SEARCH: env.py, backticks, a folder and upper case as env.py; refuses another file and a reply cut inside a block", () => {
+    for (const named of [": env.py", "`env.py`", "ENV.PY", "envs/answer/env.py"]) {
+      const built = buildChild(PARENT, block("        self.done = False", "        self.done = False\n        self.count = 0").replace("SEARCH env.py", `SEARCH ${named}`), provenance);
+      expect(built.ok ? built.form : built.verdict.message).toBe("replace");
+    }
+    const json = buildChild(PARENT, block('"title": "Answer 42"', '"title": "Answer 43"', "env.json"), provenance);
+    expect(json.ok ? "" : json.verdict).toMatchObject({ reason: "patch_failed", message: expect.stringContaining("a block names env.json: blocks edit env.py or oracle.py only") });
+    const cut = buildChild(PARENT, `${block("        self.done = False", "        self.done = False\n        self.count = 0")}\n<<<<<<< SEARCH env.py\n        return 'Reply`, provenance);
+    expect(cut.ok ? "" : cut.verdict).toMatchObject({ reason: "patch_failed", message: expect.stringContaining("the reply ends inside a block for env.py") });
+  });
+
+  it("says when a SEARCH was changed by an earlier block of the same reply", () => {
+    const overlap = `${block("        self.done = False\n        return 'Reply with 42.'", "        self.done = False\n        return 'Reply with 43.'")}\n${block("        return 'Reply with 42.'", "        return 'Reply with 44.'")}`;
+    const built = buildChild(PARENT, overlap, provenance);
+    expect(built.ok ? "" : built.verdict).toMatchObject({ reason: "patch_failed", message: expect.stringContaining("were changed by an earlier block of this reply; put both changes in one block") });
+  });
+});
+
 describe("buildChild", () => {
   it("builds a child from full files and manifest changes", () => {
     const result = buildChild(PARENT, filesReply(SUM_ENV, SUM_ORACLE), provenance);

@@ -48,7 +48,10 @@ export function generationName(name: string, generation: number): string {
  *
  * Either form may carry a JSON object with manifest changes (title,
  * description, hint, skills, scenario, maxTurns, rewardRange, passThreshold,
- * difficulty). The child is named `<seed name>-g<generation>` and stamped with
+ * difficulty), read from the reply outside its blocks and its non-JSON fenced
+ * code (a dict in Python code is never taken for it). A block naming another
+ * file, a reply that ends inside a block and a block whose SEARCH an earlier
+ * block already changed reject with `patch_failed`. The child is named `<seed name>-g<generation>` and stamped with
  * `provenance`. Never throws: failures are `modify` reject verdicts with reason
  * `no_change_found`, `patch_failed`, `invalid_manifest` or `child_unchanged`.
  */
@@ -58,12 +61,20 @@ export function buildChild(parent: EnvPackage, completion: string, provenance: P
   let envSource = parent.envSource;
   let oracleSource = parent.oracleSource;
   let form: "patch" | "files" | "replace";
-  const edits = parseSearchReplace(completion);
-  if (edits.length > 0) {
+  const reply = parseSearchReplace(completion);
+  if (reply.edits.length > 0 || reply.problems.length > 0) {
     form = "replace";
-    for (const edit of edits) {
+    if (reply.problems.length > 0) return failure("patch_failed", reply.problems[0] as string);
+    for (const edit of reply.edits) {
       const applied = applySearchReplace(edit.file === "env.py" ? envSource : oracleSource, edit);
-      if (!applied.ok) return failure("patch_failed", applied.message);
+      if (!applied.ok) {
+        // lines an earlier block of this reply changed are no longer there in their old form
+        const inParent = applySearchReplace(edit.file === "env.py" ? parent.envSource : parent.oracleSource, edit).ok;
+        const message = inParent
+          ? `the SEARCH lines starting "${edit.search.trim().split("\n")[0]?.trim().slice(0, 80)}" were changed by an earlier block of this reply; put both changes in one block`
+          : applied.message;
+        return failure("patch_failed", message);
+      }
       if (edit.file === "env.py") envSource = applied.source;
       else oracleSource = applied.source;
     }
@@ -96,7 +107,8 @@ export function buildChild(parent: EnvPackage, completion: string, provenance: P
     if (environment !== undefined) envSource = stripFileComment(environment.body);
     if (oracle !== undefined) oracleSource = stripFileComment(oracle.body);
   }
-  const manifest = childManifest(parent.manifest, completion, provenance);
+  // manifest changes come from the text outside the code: a dict literal in Python code is not a manifest
+  const manifest = childManifest(parent.manifest, withoutCode(form === "replace" ? reply.rest : completion), provenance);
   if ("verdict" in manifest) return { ok: false, verdict: manifest.verdict };
   const child: EnvPackage = { manifest: manifest.manifest, envSource, oracleSource };
   if (child.envSource === parent.envSource && child.oracleSource === parent.oracleSource) {
@@ -153,6 +165,11 @@ function childManifest(parent: EnvManifest, completion: string, provenance: Prov
     return { verdict: reject("modify", "invalid_manifest", `child manifest invalid: ${manifest.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`) };
   }
   return { manifest: manifest.data };
+}
+
+/** The text without its fenced blocks other than ```json ones (where Python or diff text would be). */
+function withoutCode(text: string): string {
+  return text.replace(/^```([\w.+-]*)[^\n]*\n[\s\S]*?^```[ \t]*$/gm, (block, language: string) => (language.toLowerCase() === "json" ? block : ""));
 }
 
 function diffSource(completion: string, blocks: readonly { language: string; body: string }[]): string | null {

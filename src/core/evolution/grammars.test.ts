@@ -31,7 +31,7 @@ describe.skipIf(!existsSync(embeddedModelPath()))("the evolution grammars on the
   it("makes Gemma 3 270M's Modifier reply search/replace blocks the parser reads", async () => {
     const generation = await model.generate(modifierPrompt(input, null), { maxTokens: 256, temperature: 0.7, seed: 1, grammar: MODIFIER_GRAMMAR });
     expect(generation.text).toMatch(/^<<<<<<< SEARCH (env|oracle)\.py\n/);
-    const edits = parseSearchReplace(generation.text);
+    const { edits } = parseSearchReplace(generation.text);
     // a reply cut at the token bound may leave its last block open; every closed block parses
     expect(edits.length).toBeGreaterThanOrEqual(generation.finishReason === "stop" ? 1 : 0);
     for (const edit of edits) expect(edit.search.split("\n").length - 1).toBeLessThanOrEqual(12);

@@ -52,7 +52,7 @@ const WORKED_BLOCK = ["<<<<<<< SEARCH env.py", "        self.size = 5", "=======
 
 const FORM_INSTRUCTIONS: Readonly<Record<ModifierForm, readonly string[]>> = {
   "search-replace": [
-    "Reply with search/replace blocks only, one per place you change. A block copies 1 to 6 consecutive lines exactly from env.py (or from oracle.py with 'SEARCH oracle.py') and gives the lines that replace them, for example:",
+    "Reply with search/replace blocks only, one per place you change. A block copies a few consecutive lines (at most 12) exactly from env.py (or from oracle.py with 'SEARCH oracle.py') and gives the lines that replace them, for example:",
     WORKED_BLOCK,
     "Keep each SEARCH short and unique in its file, and leave out blocks that change nothing. When the rules change, change oracle.py too so it still reaches full reward. Do not repeat whole files.",
   ],

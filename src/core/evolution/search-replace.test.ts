@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { applySearchReplace, parseSearchReplace } from "./search-replace.js";
+import { applySearchReplace, closestLines, parseSearchReplace } from "./search-replace.js";
 
 const source = ["ITEMS = 7", "MAX_WEIGHT = 12", "", "def make(rng):", "    return [rng.randint(1, MAX_WEIGHT) for _ in range(ITEMS)]", ""].join("\n");
 
 describe("search/replace edits", () => {
   it("parses blocks with and without a file name, fenced or not", () => {
     const reply = ["Here are the edits.", "```", "<<<<<<< SEARCH", "ITEMS = 7", "=======", "ITEMS = 12", ">>>>>>> REPLACE", "```", "<<<<<<< SEARCH oracle.py", "    return 'x'", "=======", ">>>>>>> REPLACE"].join("\n");
-    expect(parseSearchReplace(reply)).toEqual([
+    expect(parseSearchReplace(reply).edits).toEqual([
       { file: "env.py", search: "ITEMS = 7\n", replace: "ITEMS = 12\n" },
       { file: "oracle.py", search: "    return 'x'\n", replace: "" },
     ]);
@@ -26,7 +26,7 @@ describe("search/replace edits", () => {
 
   it("drops the code fences a model wraps inside a SEARCH or REPLACE section", () => {
     const reply = ["<<<<<<< SEARCH env.py", "```python", "ITEMS = 7", "=======", "ITEMS = 12", "```", ">>>>>>> REPLACE"].join("\n");
-    expect(parseSearchReplace(reply)).toEqual([{ file: "env.py", search: "ITEMS = 7\n", replace: "ITEMS = 12\n" }]);
+    expect(parseSearchReplace(reply).edits).toEqual([{ file: "env.py", search: "ITEMS = 7\n", replace: "ITEMS = 12\n" }]);
   });
 
   it("shifts a replacement whose indentation agrees with its search but not with the file", () => {
@@ -44,9 +44,13 @@ describe("search/replace edits", () => {
     expect(applySearchReplace("a = 1\n", { file: "env.py", search: "zzz qqq", replace: "x" })).toEqual({ ok: false, message: 'the SEARCH lines starting "zzz qqq" are not in env.py; copy them exactly from the file' });
   });
 
+  it("finds the closest lines of a file shorter than the search", () => {
+    expect(closestLines(["a b"], ["a", "b", "c"])).toBe("a b");
+  });
+
   it("stays linear on a hostile reply (many markers, no block closes)", () => {
     const started = performance.now();
-    expect(parseSearchReplace("<<<<<<< SEARCH\n=======\n".repeat(50_000))).toEqual([]);
+    expect(parseSearchReplace("<<<<<<< SEARCH\n=======\n".repeat(50_000)).edits).toEqual([]);
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 });

@@ -7,13 +7,23 @@ export interface SearchReplaceEdit {
   readonly replace: string;
 }
 
-const SEARCH_LINE = /^<{5,9}\s*SEARCH[ \t]*(env\.py|oracle\.py)?[ \t]*$/;
+const SEARCH_LINE = /^<{5,9}\s*SEARCH\b[:\s]*`?([^\s`]*)`?\s*$/i;
 const DIVIDER_LINE = /^={5,9}[ \t]*$/;
-const REPLACE_LINE = /^>{5,9}\s*REPLACE[ \t]*$/;
+const REPLACE_LINE = /^>{5,9}\s*REPLACE[ \t]*$/i;
+
+/** What {@link parseSearchReplace} read from a reply. */
+export interface SearchReplaceReply {
+  /** The blocks that edit `env.py` or `oracle.py`, in order. */
+  readonly edits: readonly SearchReplaceEdit[];
+  /** Why some block cannot be used: it names another file, or the reply ends inside it; empty when every block is usable. */
+  readonly problems: readonly string[];
+  /** The reply without its blocks (where a JSON block of manifest changes belongs). */
+  readonly rest: string;
+}
 
 /**
- * The search/replace edits of a reply (the aider-style format small models
- * write more reliably than unified diffs): blocks of
+ * The search/replace blocks of a reply (the aider-style format small models
+ * write more reliably than unified diffs):
  *
  * ```text
  * <<<<<<< SEARCH env.py
@@ -24,40 +34,53 @@ const REPLACE_LINE = /^>{5,9}\s*REPLACE[ \t]*$/;
  * ```
  *
  * anywhere in the reply, fenced or not (a fence line opening or closing a
- * SEARCH or REPLACE section is dropped); the file name after `SEARCH` is
- * optional (default `env.py`). Linear in the reply's length.
+ * SEARCH or REPLACE section, blank lines aside, is dropped). The file name
+ * after `SEARCH` is optional (default `env.py`), may follow a colon or sit in
+ * backticks, may carry a folder and is read without regard to case; a block
+ * naming another file (e.g. `env.json`) and a block the reply ends inside are
+ * {@link SearchReplaceReply.problems}. Linear in the reply's length.
  */
-export function parseSearchReplace(completion: string): SearchReplaceEdit[] {
+export function parseSearchReplace(completion: string): SearchReplaceReply {
   const edits: SearchReplaceEdit[] = [];
+  const problems: string[] = [];
+  const rest: string[] = [];
   // one pass over the lines: a SEARCH line opens a block, a divider switches to the replacement, REPLACE closes it
-  let open: { file: "env.py" | "oracle.py"; search: string[]; replace: string[] | null } | null = null;
+  let open: { file: "env.py" | "oracle.py" | null; named: string; search: string[]; replace: string[] | null } | null = null;
   for (const raw of completion.split("\n")) {
     const line = raw.replace(/\r$/, "");
     const search = SEARCH_LINE.exec(line);
     if (search !== null) {
-      open = { file: (search[1] as "env.py" | "oracle.py" | undefined) ?? "env.py", search: [], replace: null };
+      if (open !== null) problems.push(`a block for ${open.named} has no '>>>>>>> REPLACE' line before the next SEARCH`);
+      const named = search[1] === undefined || search[1] === "" ? "env.py" : search[1];
+      const base = (named.split(/[\\/]/).pop() ?? "").toLowerCase();
+      open = { file: base === "env.py" || base === "oracle.py" ? base : null, named, search: [], replace: null };
     } else if (open === null) {
-      continue;
+      rest.push(raw);
     } else if (open.replace === null && DIVIDER_LINE.test(line)) {
       open.replace = [];
     } else if (open.replace !== null && REPLACE_LINE.test(line)) {
-      edits.push({ file: open.file, search: lines(withoutFences(open.search)), replace: lines(withoutFences(open.replace)) });
+      if (open.file === null) problems.push(`a block names ${open.named}: blocks edit env.py or oracle.py only; put manifest changes in a json block`);
+      else edits.push({ file: open.file, search: lines(withoutFences(open.search)), replace: lines(withoutFences(open.replace)) });
       open = null;
     } else {
       (open.replace ?? open.search).push(line);
     }
   }
-  return edits;
+  if (open !== null) problems.push(`the reply ends inside a block for ${open.named} (no '>>>>>>> REPLACE' line; cut off at the token bound?): send fewer or shorter blocks`);
+  return { edits, problems, rest: rest.join("\n") };
 }
 
 const FENCE_LINE = /^\s*```[\w.-]*\s*$/;
 
-/** A section without the code fences small models wrap it in (a fence line first or last). */
+/** A section without the code fence small models wrap it in: a fence line that is the first (or last) non-blank line goes, with the blank lines outside it. */
 function withoutFences(list: readonly string[]): string[] {
   let start = 0;
   let end = list.length;
-  if (start < end && FENCE_LINE.test(list[start] as string)) start += 1;
-  if (end > start && FENCE_LINE.test(list[end - 1] as string)) end -= 1;
+  const first = list.findIndex((line) => line.trim() !== "");
+  if (first >= 0 && FENCE_LINE.test(list[first] as string)) start = first + 1;
+  let last = end - 1;
+  while (last >= start && (list[last] as string).trim() === "") last -= 1;
+  if (last >= start && FENCE_LINE.test(list[last] as string)) end = last;
   return list.slice(start, end);
 }
 
@@ -83,8 +106,8 @@ export function applySearchReplace(source: string, edit: SearchReplaceEdit): Sea
   const lines = source.split("\n");
   const search = trimBlankEnds(edit.search.replace(/\r\n/g, "\n").split("\n"));
   if (search.length === 0) return { ok: false, message: `a SEARCH block for ${edit.file} is empty; copy the lines to change from ${edit.file}` };
-  const replacement = edit.replace.replace(/\r\n/g, "\n").replace(/\n$/, "");
-  const replaceLines = replacement.length === 0 ? [] : replacement.split("\n");
+  // "" deletes the lines; "\n" is one blank line
+  const replaceLines = edit.replace === "" ? [] : edit.replace.replace(/\r\n/g, "\n").replace(/\n$/, "").split("\n");
   for (const compare of [(line: string) => line.trimEnd(), (line: string) => line.trim()]) {
     const wanted = search.map(compare);
     const starts: number[] = [];
@@ -120,7 +143,7 @@ export function closestLines(fileLines: readonly string[], search: readonly stri
   const wanted = new Set(search.flatMap(words));
   if (wanted.size === 0) return null;
   const scores = fileLines.map((line) => [...new Set(words(line))].filter((word) => wanted.has(word)).length);
-  const span = Math.min(search.length, 8);
+  const span = Math.min(search.length, 8, fileLines.length);
   let best = -1;
   let bestScore = 0;
   for (let start = 0; start + span <= fileLines.length; start += 1) {
