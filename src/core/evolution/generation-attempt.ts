@@ -123,6 +123,7 @@ export async function attemptGeneration(input: AttemptInput, deps: EvolutionDepe
       model: deps.model,
       rubrics: deps.rubrics.child,
       reviewer: { ...settings.reviewer, seed: samplingSeed + 2000 },
+      grammar: settings.modification.grammar === true,
     },
     { ...settings.modification, modifier: { ...settings.modification.modifier, seed: samplingSeed + 3000 } },
   );

@@ -6,7 +6,8 @@ import { packageId } from "../../spec/index.js";
 import { parseSearchReplace } from "./search-replace.js";
 import { buildChild } from "./child-package.js";
 import { modifierPrompt } from "./modification-loop.js";
-import { MODIFIER_GRAMMAR, planGrammar } from "./grammars.js";
+import { MODIFIER_GRAMMAR, planGrammar, reviewGrammar } from "./grammars.js";
+import { parseRubricReview, reviewPrompt } from "./reviewer.js";
 import { checkPlan, parsePlan, proposerPrompt } from "./planning-loop.js";
 
 // The evolution grammars on the real embedded model (Gemma 3 270M, the smallest model here): llama.cpp
@@ -59,5 +60,13 @@ describe.skipIf(!existsSync(embeddedModelPath()))("the evolution grammars on the
     // the structure is the grammar's; only an unchanged label (plan_unchanged) is left to the model
     const problem = plan === null ? null : checkPlan(plan, planning);
     expect(problem === null || (problem.status === "reject" && problem.reason === "plan_unchanged")).toBe(true);
+  }, 300_000);
+
+  it("makes Gemma 3 270M's rubric review one check per rubric, from which a verdict is computed", async () => {
+    const rubrics = ["The plan adds steps.", "Every step is concrete.", "The child stays solvable."];
+    const generation = await model.generate(reviewPrompt("plan", rubrics, "Plan: pack two bags.\nPlanned sequence:\n1. scenario: pack a bag | skill: knapsack"), { maxTokens: 300, temperature: 0.7, seed: 4, grammar: reviewGrammar(3) });
+    expect(generation.finishReason).toBe("stop");
+    expect(generation.text).toMatch(/^\{"checks": \[\{"rubric": 1, "why": "[^"]+", "holds": (true|false)\}, \{"rubric": 2, .*\{"rubric": 3, .*\]\}$/s);
+    expect(parseRubricReview(generation.text)).not.toBeNull();
   }, 300_000);
 });

@@ -47,7 +47,7 @@ export const MAX_ADDED_STEPS = 8;
  * SKILL keeps every scenario and writes the span's skills; LENGTH writes between
  * `span length + 1` and `span length + MAX_ADDED_STEPS` steps in place of the span. So the model
  * writes only what the direction asks of it. Qwen2.5-Coder-1.5B's plans without it broke those
- * rules in 11 of 19 rounds (`plan_wrong_length`, `plan_changed_kept`, `plan_not_longer`,
+ * rules in 12 of 19 rounds (`plan_wrong_length`, `plan_changed_kept`, `plan_not_longer`,
  * `plan_outside_span`, `plan_unchanged`) and copied "… | skill: …" into labels
  * (docs/benchmarks.md, "Evolution with Qwen2.5-Coder-1.5B"). `plan_unchanged` stays possible (a
  * new label may repeat the old one) and is still checked.
@@ -81,4 +81,22 @@ export function planGrammar(shape: PlanShape): string {
 /** A GBNF string literal that matches `text` exactly. */
 function gbnfLiteral(text: string): string {
   return `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t")}"`;
+}
+
+/**
+ * GBNF grammar of a rubric review with `rubrics` rubrics: `{"checks": [{"rubric": 1, "why": "…",
+ * "holds": true|false}, …]}`, one check per rubric in order, each reason (1–200 characters) before
+ * its decision, so the verdict is computed by program from the checks ({@link parseRubricReview})
+ * rather than stated by the model before it has looked. Qwen2.5-Coder-1.5B's free reviews rejected
+ * sound plans with reasons that contradicted them ("replace it with a rarer skill such as …", naming
+ * the plan's own skill) and one in 25 held no verdict (docs/benchmarks.md, "Evolution with
+ * Qwen2.5-Coder-1.5B").
+ */
+export function reviewGrammar(rubrics: number): string {
+  const checks = Array.from({ length: rubrics }, (_, index) => `${gbnfLiteral(`{"rubric": ${index + 1}, "why": "`)} why ${gbnfLiteral('", "holds": ')} ("true" | "false") "}"`);
+  return [
+    `root ::= ${gbnfLiteral('{"checks": [')} ${checks.join(` ${gbnfLiteral(", ")} `)} ${gbnfLiteral("]}")}`,
+    String.raw`why ::= [^"\\\x00-\x1f\x7f\u2028\u2029]{1,200}`,
+    "",
+  ].join("\n");
 }

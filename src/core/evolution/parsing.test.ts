@@ -38,6 +38,16 @@ describe("parseScenarioSkillSteps", () => {
 });
 
 describe("parseRubricReview", () => {
+  it("decides from per-rubric checks: any check that does not hold rejects with its reason, even in a reply cut short", () => {
+    const checks = (holds: boolean[]) => `{"checks": [${holds.map((value, index) => `{"rubric": ${index + 1}, "why": "reason \\"${index + 1}\\"", "holds": ${value}}`).join(", ")}]}`;
+    expect(parseRubricReview(checks([true, true, true]))).toEqual({ passed: true, feedback: "" });
+    expect(parseRubricReview(checks([true, false, false]))).toEqual({ passed: false, feedback: 'rubric 2: reason "2" rubric 3: reason "3"' });
+    const cut = (text: string) => text.slice(0, text.indexOf('{"rubric": 2') + 16);
+    expect(parseRubricReview(cut(checks([false, true])))).toEqual({ passed: false, feedback: 'rubric 1: reason "1"' });
+    // a cut reply whose finished checks all hold has no verdict
+    expect(parseRubricReview(cut(checks([true, true])))).toBeNull();
+  });
+
   it("reads JSON verdicts and leading PASS/REJECT words", () => {
     expect(parseRubricReview('{"verdict": "pass"}')).toEqual({ passed: true, feedback: "" });
     expect(parseRubricReview('```json\n{"verdict": "REJECT", "feedback": "too easy"}\n```')).toEqual({ passed: false, feedback: "too easy" });

@@ -204,7 +204,7 @@ export async function runPlanningLoop(input: PlanningInput, model: LanguageModel
       "Planned sequence:",
       formatSequence(plan.steps),
     ].join("\n");
-    const verdict = await review(model, "plan", input.rubrics, subject, withSeed(settings.reviewer, round));
+    const verdict = await review(model, "plan", input.rubrics, subject, withSeed(settings.reviewer, round), { grammar: settings.grammar === true });
     rounds.push({ completion, plan, review: verdict });
     if (verdict.status === "pass") return { plan, rounds };
     feedback = verdict.message;

@@ -17,6 +17,8 @@ export interface ValidationContext {
   /** Child rubrics (the `## Child` section of the rubric file). */
   readonly rubrics: readonly string[];
   readonly reviewer: RoleSettings;
+  /** Constrain the rubric review with its grammar (config `evolution.grammar`). @default false */
+  readonly grammar?: boolean;
 }
 
 /** Characters of each source file shown to the rubric reviewer. */
@@ -107,5 +109,5 @@ export async function validateChild(child: EnvPackage, parent: EnvPackage, plan:
     guard("behaviour-change", () => behaviourChangeValidation(child, parent, context.admission)),
   ]);
   if (mechanical.some((verdict) => verdict.status === "reject")) return mechanical;
-  return [...mechanical, await guard("rubric", () => review(context.model, "child", context.rubrics, childReviewSubject(child, plan), context.reviewer))];
+  return [...mechanical, await guard("rubric", () => review(context.model, "child", context.rubrics, childReviewSubject(child, plan), context.reviewer, { grammar: context.grammar === true }))];
 }
