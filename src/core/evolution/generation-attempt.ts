@@ -23,6 +23,7 @@ import { admissionPool, poolSequences } from "./pool.js";
 import { modelReference } from "./model-reference.js";
 import { runModificationLoop } from "./modification-loop.js";
 import { runPlanningLoop } from "./planning-loop.js";
+import { rubricsFor } from "./rubrics.js";
 
 /** Where an attempt starts: the lineage, the generation to create and its parent. */
 export interface AttemptInput {
@@ -94,7 +95,7 @@ export async function attemptGeneration(input: AttemptInput, deps: EvolutionDepe
   });
 
   const planning = await runPlanningLoop(
-    { parent, sequence: input.parentSequence.steps, direction, effort: settings.effort, span, rubrics: deps.rubrics.plan },
+    { parent, sequence: input.parentSequence.steps, direction, effort: settings.effort, span, rubrics: rubricsFor(deps.rubrics.plan, direction) },
     deps.model,
     {
       ...settings.planning,
@@ -121,7 +122,7 @@ export async function attemptGeneration(input: AttemptInput, deps: EvolutionDepe
     {
       admission: { ...deps.admission, sandbox: deps.sandbox, settings: { ...settings.admission, seeds: settings.validationSeeds } },
       model: deps.model,
-      rubrics: deps.rubrics.child,
+      rubrics: rubricsFor(deps.rubrics.child, direction),
       reviewer: { ...settings.reviewer, seed: samplingSeed + 2000 },
       grammar: settings.modification.grammar === true,
     },

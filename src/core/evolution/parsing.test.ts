@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PARENT } from "../../testing/evolution-fixtures.js";
 import { chooseDirection, editSpan } from "./directions.js";
 import { parseRubricReview } from "./reviewer.js";
-import { addRubric, parseRubrics } from "./rubrics.js";
+import { addRubric, parseRubrics, rubricsFor } from "./rubrics.js";
 import { manifestSequence, MAX_SEQUENCE_STEPS, parseScenarioSkillSteps } from "./sequence.js";
 import { seededRandom } from "../rollout/index.js";
 
@@ -34,6 +34,14 @@ describe("parseScenarioSkillSteps", () => {
   });
   it("falls back to one manifest step per skill", () => {
     expect(manifestSequence(PARENT)).toEqual({ steps: [{ scenario: "quiz", skill: "recall" }], source: "manifest" });
+  });
+});
+
+describe("rubricsFor", () => {
+  it("gives a direction its own tagged rubrics, untagged, and every untagged rubric", () => {
+    const rubrics = ["LENGTH: new steps build on earlier ones.", "SCENARIO: rarer situations.", "SKILL:rarer skills.", "Every step is concrete.", "LENGTHY plans are fine."];
+    expect(rubricsFor(rubrics, "length")).toEqual(["new steps build on earlier ones.", "Every step is concrete.", "LENGTHY plans are fine."]);
+    expect(rubricsFor(rubrics, "skill")).toEqual(["rarer skills.", "Every step is concrete.", "LENGTHY plans are fine."]);
   });
 });
 

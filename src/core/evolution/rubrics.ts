@@ -16,6 +16,23 @@ export interface Rubrics {
 
 const HEADINGS: Record<RubricStage, string> = { plan: "Plan", child: "Child" };
 
+const DIRECTION_TAG = /^(LENGTH|SCENARIO|SKILL)\s*:\s*/;
+
+/**
+ * The rubrics that judge a plan or child of `direction`: a rubric tagged with
+ * a direction (`LENGTH: …`, `SCENARIO: …`, `SKILL: …`) applies only to that
+ * direction, and is given without its tag; untagged rubrics apply to all.
+ * (Qwen2.5-Coder-1.5B, shown one rubric naming all three directions, rejected
+ * LENGTH plans for "not following the SCENARIO rule".)
+ */
+export function rubricsFor(rubrics: readonly string[], direction: "length" | "scenario" | "skill"): string[] {
+  return rubrics.flatMap((rubric) => {
+    const tag = DIRECTION_TAG.exec(rubric);
+    if (tag === null) return [rubric];
+    return tag[1]?.toLowerCase() === direction ? [rubric.slice(tag[0].length)] : [];
+  });
+}
+
 /**
  * Parses a rubric file (Markdown): every `- ` (or `* `) bullet under a
  * `## Plan` or `## Child` heading is one rubric; indented lines continue the
