@@ -8,6 +8,9 @@ const MODEL = embeddedModelPath();
 const PROMPT = "<start_of_turn>user\nName three colours, one per line.<end_of_turn>\n<start_of_turn>model\n";
 const OTHER = "<start_of_turn>user\nCount from one to five in words.<end_of_turn>\n<start_of_turn>model\n";
 
+/** Highest probability of a greedy token at which a batched and a lone run may part (a near-tie). */
+const NEAR_TIE = 0.6;
+
 describe.skipIf(!existsSync(MODEL))("llama.cpp with parallel sequences (Gemma 3 270M)", () => {
   let parallel: LlamaCppModel;
   let single: LlamaCppModel;
@@ -21,15 +24,23 @@ describe.skipIf(!existsSync(MODEL))("llama.cpp with parallel sequences (Gemma 3 
     await single?.close();
   });
 
-  it("samples concurrent calls in shared batches with the same greedy tokens as one at a time", async () => {
+  it("samples concurrent calls in shared batches with the same greedy tokens as one at a time, up to near-ties", async () => {
     expect(parallel.parallelSequences).toBe(3);
     expect(single.parallelSequences).toBe(1);
     const prompts = [PROMPT, OTHER, PROMPT].map((text) => parallel.tokenize(text));
     const greedy = { maxTokens: 12, temperature: 0 } as const;
     const together = await Promise.all(prompts.map((prompt) => parallel.sampleTokens(prompt, greedy)));
-    const alone: number[][] = [];
-    for (const prompt of prompts) alone.push([...(await single.sampleTokens(prompt, greedy)).tokens]);
-    expect(together.map((sample) => sample.tokens)).toEqual(alone);
+    const alone: Awaited<ReturnType<LlamaCppModel["sampleTokens"]>>[] = [];
+    for (const prompt of prompts) alone.push(await single.sampleTokens(prompt, greedy));
+    // llama.cpp's numerics depend on how a batch is split (on an AMD EPYC the shared batch changed OTHER's first
+    // greedy token): a shared batch may part from the lone run only where neither run's token was dominant
+    together.forEach((sample, index) => {
+      const lone = alone[index] as (typeof alone)[number];
+      const at = sample.tokens.findIndex((token, position) => token !== lone.tokens[position]);
+      if (at < 0) return;
+      expect(Math.exp(sample.logprobs[at] as number)).toBeLessThan(NEAR_TIE);
+      expect(Math.exp(lone.logprobs[at] as number)).toBeLessThan(NEAR_TIE);
+    });
     expect(together[0]?.tokens).toEqual(together[2]?.tokens);
     expect(together[0]?.tokens).not.toEqual(together[1]?.tokens);
     for (const sample of together) expect(sample.logprobs.every((value) => Number.isFinite(value) && value <= 0)).toBe(true);

@@ -164,7 +164,9 @@ describe.skipIf(!existsSync(MODEL) || !existsSync(PYTHON))("engine policy on lla
     const cold = await policy.generate(PROBE_MESSAGES, { ...SAMPLE, seed: 11 });
     expect(again.tokens).toEqual(first.tokens);
     expect(cold.tokens).toEqual(first.tokens);
-    expect(meanAbsDiff(cold.logprobs ?? [], first.logprobs ?? [])).toBeLessThan(1e-3);
+    // a warm cache evaluates the prompt in other batch splits, and llama.cpp's numerics follow the split: 0.016 nats per
+    // token on an AMD EPYC (below 1e-3 on the machines before); the engine–trainer sync tolerance is 0.25
+    expect(meanAbsDiff(cold.logprobs ?? [], first.logprobs ?? [])).toBeLessThan(0.05);
     const others = await Promise.all([12, 13, 14].map((seed) => policy.generate(PROBE_MESSAGES, { ...SAMPLE, seed })));
     expect(others.some((other) => JSON.stringify(other.tokens) !== JSON.stringify(first.tokens))).toBe(true);
   }, 120_000);
