@@ -9,17 +9,15 @@ import type { EditSpan } from "./directions.js";
  */
 
 /**
- * GBNF grammar (llama.cpp's grammar format) of a Modifier reply in the `search-replace` form: one
+ * GBNF grammar of a Modifier reply in the `search-replace` form: one
  * to six search/replace blocks, each `<<<<<<< SEARCH env.py` (or `oracle.py`), 1 to 12 lines
  * copied from the file, `=======`, 0 to 60 new lines, `>>>>>>> REPLACE`; then, optionally, one
  * fenced JSON object with the manifest changes. Qwen2.5-Coder-1.5B, asked for blocks without it,
  * answered with the manifest JSON alone (`no_change_found`) or rewrote the whole env.py until the
  * token bound (a syntax error at the cut); the grammar leaves it no room for either, and its short
  * SEARCH sections must be copied, not remembered. Lines inside a block cannot start with `<`, `=`
- * or `>` (the markers), which no line of a Python environment needs. Used when
- * `evolution.grammar` is on, the form is `search-replace` and the provider enforces
- * grammars (the embedded llama.cpp engine, vLLM, SGLang); others ignore it, and every reply is
- * parsed the same way either way ({@link buildChild}).
+ * or `>` (the markers), which no line of a Python environment needs. Used only in the
+ * `search-replace` form; replies are parsed by {@link buildChild} whatever the form.
  */
 export const MODIFIER_GRAMMAR = String.raw`root ::= block ("\n" block){0,5} manifest?
 block ::= "<<<<<<< SEARCH " file "\n" line{1,12} "=======\n" line{0,60} ">>>>>>> REPLACE\n"
@@ -89,7 +87,7 @@ function gbnfLiteral(text: string): string {
  * its decision, so the verdict is computed by program from the checks ({@link parseRubricReview})
  * rather than stated by the model before it has looked. Qwen2.5-Coder-1.5B's free reviews rejected
  * sound plans with reasons that contradicted them ("replace it with a rarer skill such as …", naming
- * the plan's own skill) and one in 25 held no verdict (docs/benchmarks.md, "Evolution with
+ * the plan's own skill), and 1 of the 9 reviews of one run held no verdict (docs/benchmarks.md, "Evolution with
  * Qwen2.5-Coder-1.5B").
  */
 export function reviewGrammar(rubrics: number): string {
