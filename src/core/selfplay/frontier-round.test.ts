@@ -1,13 +1,13 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { BwrapSandbox } from "../../adapters/sandbox/index.js";
-import { SqliteStore } from "../../adapters/store/index.js";
 import { samplePackage } from "../../adapters/store/store.contract.js";
 import { NoopTrainer } from "../../adapters/trainer/index.js";
 import { parseConfig } from "../../config/index.js";
-import { packageId, type GenerationRecord } from "../../spec/index.js";
+import { packageId } from "../../spec/index.js";
 import { ScriptedModel } from "../../testing/scripted-model.js";
 import { testAdmissionResources } from "../../testing/admission-resources.js";
-import { runRound } from "../selfplay/index.js";
+import { lineageStore } from "../../testing/lineage-fixtures.js";
+import { runRound } from "./round.js";
 
 // The self-play round sampling through the frontier scheduler (config solver.sampling = "frontier").
 // The Solver is a SCRIPTED FAKE model that always answers 42 (so every probe wins); sandbox and store are real.
@@ -17,29 +17,8 @@ afterAll(() => sandbox.close());
 
 describe("self-play round with frontier sampling", () => {
   it("probes the frontier with 8 rollouts, releases at ≥ 6/8 and plays the frontier environments", async () => {
-    const store = new SqliteStore(":memory:");
-    const seed = samplePackage(0);
+    const store = lineageStore(1);
     const child = samplePackage(1);
-    const sequence = { steps: [{ scenario: "quiz", skill: "recall" }], source: "plan" as const };
-    const difficulty = { length: 1, scenarioSurprise: 0, skillSurprise: 0, total: 1 };
-    store.addLineage({ id: "lin-0", seedId: packageId(seed), seedName: "sample-0", seed, sequence, difficulty, createdAt: "2026-11-29T00:00:00.000Z" });
-    store.addEnvironment({ id: packageId(seed), package: seed, round: null, scores: null });
-    const generation: GenerationRecord = {
-      lineageId: "lin-0",
-      generation: 1,
-      environmentId: packageId(child),
-      parentId: packageId(seed),
-      direction: "skill",
-      effort: "low",
-      plan: { summary: "s", steps: sequence.steps },
-      patch: "",
-      validations: [],
-      admission: [],
-      sequence,
-      difficulty,
-      createdAt: "2026-11-29T00:00:00.000Z",
-    };
-    store.saveGeneration(generation, { id: generation.environmentId, package: child, round: null, scores: null });
     const config = parseConfig({ plays: 1, solver: { environments: 3, maxTurns: 1, sampling: "frontier" }, designer: { designs: 0 } });
     const model = new ScriptedModel([], () => "42");
     await runRound(1, { config, model, sandbox, store, trainer: new NoopTrainer(), corpus: [], gates: [], admission: testAdmissionResources(), progress: {} });
