@@ -453,7 +453,7 @@ export const ConfigSchema = z
         modifierMaxTokens: z.number().int().min(64).max(32_768).default(2048),
         /** The change form the Modifier is asked for: `search-replace` blocks only (with a worked block), or `any` of blocks, unified diffs and full files. Every form is parsed either way. @default "search-replace" */
         modifierForm: z.enum(["search-replace", "any"]).default("search-replace"),
-        /** Constrain Proposer plans (`planGrammar`: the plan's JSON object, the steps the direction keeps written in), rubric reviews (`reviewGrammar`: one reasoned check per rubric; the verdict is computed from the checks) and `search-replace` Modifier replies (`MODIFIER_GRAMMAR`: one to six blocks of 1–12 SEARCH lines, then an optional JSON block) with GBNF grammars where the provider enforces them (embedded llama.cpp, vLLM, SGLang). @default true */
+        /** Constrain Proposer plans (`planGrammar`: the plan's JSON object, the steps the direction keeps written in), rubric reviews (`reviewGrammar`: one reasoned check per rubric; the verdict is computed from the checks) and `search-replace` Modifier replies (`MODIFIER_GRAMMAR`: one to four blocks of 1–12 SEARCH lines and up to 40 REPLACE lines, then an optional JSON block) with GBNF grammars where the provider enforces them (embedded llama.cpp, vLLM, SGLang). @default true */
         grammar: z.boolean().default(true),
         /** Sampling temperature of the evolution roles. @default 0.7 */
         temperature: z.number().min(0).max(2).default(0.7),

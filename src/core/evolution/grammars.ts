@@ -10,8 +10,9 @@ import type { EditSpan } from "./directions.js";
 
 /**
  * GBNF grammar of a Modifier reply in the `search-replace` form: one
- * to six search/replace blocks, each `<<<<<<< SEARCH env.py` (or `oracle.py`), 1 to 12 lines
- * copied from the file, `=======`, 0 to 60 new lines, `>>>>>>> REPLACE`; then, optionally, one
+ * to four search/replace blocks, each `<<<<<<< SEARCH env.py` (or `oracle.py`), 1 to 12 lines
+ * copied from the file, `=======`, 0 to 40 new lines, `>>>>>>> REPLACE` (with six blocks of up to
+ * 60 lines, 1 of 6 replies of the 1.5B ran into the 1,024-token bound inside a block); then, optionally, one
  * fenced JSON object with the manifest changes. Qwen2.5-Coder-1.5B, asked for blocks without it,
  * answered with the manifest JSON alone (`no_change_found`) or rewrote the whole env.py until the
  * token bound (a syntax error at the cut); the grammar leaves it no room for either, and its short
@@ -19,8 +20,8 @@ import type { EditSpan } from "./directions.js";
  * or `>` (the markers), which no line of a Python environment needs. Used only in the
  * `search-replace` form; replies are parsed by {@link buildChild} whatever the form.
  */
-export const MODIFIER_GRAMMAR = String.raw`root ::= block ("\n" block){0,5} manifest?
-block ::= "<<<<<<< SEARCH " file "\n" line{1,12} "=======\n" line{0,60} ">>>>>>> REPLACE\n"
+export const MODIFIER_GRAMMAR = String.raw`root ::= block ("\n" block){0,3} manifest?
+block ::= "<<<<<<< SEARCH " file "\n" line{1,12} "=======\n" line{0,40} ">>>>>>> REPLACE\n"
 file ::= "env.py" | "oracle.py"
 line ::= [^\n<=>] [^\n]* "\n" | "\n"
 manifest ::= "\n` + "```" + String.raw`json\n{" [^` + "`" + String.raw`]* "}\n` + "```" + String.raw`\n"
