@@ -22,6 +22,15 @@ function writeConfig(folder: string, config: unknown): string {
 // these tests are about the run's control flow, not training: the noop trainer keeps them fast
 const SMALL = { rounds: 1, plays: 1, solver: { environments: 1, maxTurns: 2, maxTokens: 16 }, designer: { designs: 3, maxTokens: 96 }, trainer: { backend: "noop" } };
 
+describe("a closed output pipe", () => {
+  it("ends the output quietly with the command's exit code (envforge --help | head -1)", () => {
+    const result = spawnSync("bash", ["-c", `node ${JSON.stringify(BIN)} evolve --help | head -c 5; exit \${PIPESTATUS[0]}`], { encoding: "utf8" });
+    expect(result.stdout).toBe("Usage");
+    expect(result.stderr).not.toMatch(/EPIPE|Unhandled/);
+    expect(result.status).toBe(0);
+  }, 60_000);
+});
+
 describe("envforge run", () => {
   it("reports a corrupt config by key and allowed values, and creates nothing", () => {
     const folder = scratch();

@@ -26,6 +26,14 @@ function integer(name: string, min: number) {
   };
 }
 
+// a reader that closed the pipe (`envforge … --help | head`) ends the output, not the process with a stack trace
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 const program = new Command()
   .name("envforge")
   .description("Self-play environment synthesis: one policy designs executable RL environments and learns to solve them.")
