@@ -1,7 +1,7 @@
-import type { EditPlan, EnvPackage, Episode, LanguageModel, Sandbox, Verdict } from "../../spec/index.js";
+import type { EditPlan, EnvPackage, Episode, LanguageModel, Verdict } from "../../spec/index.js";
 import { pass, reject } from "../../spec/index.js";
-import { createGate, playSeeds, scriptedPolicy, seedRange, withSession, type AdmissionContext } from "../admission/index.js";
-import { doNothingPolicy, oraclePolicy } from "../rollout/index.js";
+import { createGate, playOracle, playSeeds, scriptedPolicy, seedRange, withSession, type AdmissionContext } from "../admission/index.js";
+import { doNothingPolicy } from "../rollout/index.js";
 import { formatSequence } from "./planning-loop.js";
 import { review, type RoleSettings } from "./reviewer.js";
 
@@ -53,14 +53,21 @@ function seen(episode: Episode): string {
   return JSON.stringify([episode.initialObservation, episode.turns.map((turn) => [turn.action, turn.observation, turn.reward]), episode.return, episode.terminated, episode.failure?.kind ?? null]);
 }
 
-/** The transcripts of the oracle, a do-nothing agent and a fixed probe agent on `seeds`, or null when the package does not load. */
-async function transcripts(pkg: EnvPackage, sandbox: Sandbox, seeds: readonly number[]): Promise<string[] | null> {
-  const played = await withSession(sandbox, pkg, true, async (session) => [
-    ...(await playSeeds(session, pkg, seeds, () => oraclePolicy(session))),
+/**
+ * The transcripts of the oracle, a do-nothing agent and a fixed probe agent on
+ * `seeds`, or null when the package does not load. The oracle's episodes come
+ * from {@link playOracle}, shared with the oracle gate and cached per context,
+ * so neither the child's (checked in parallel by that gate) nor the parent's
+ * (the same in every round of an attempt) are played twice.
+ */
+async function transcripts(pkg: EnvPackage, admission: AdmissionContext, seeds: readonly number[]): Promise<string[] | null> {
+  const oracle = await playOracle(pkg, admission);
+  if (oracle.kind !== "ok") return null;
+  const probes = await withSession(admission.sandbox, pkg, false, async (session) => [
     ...(await playSeeds(session, pkg, seeds, () => doNothingPolicy, BEHAVIOUR_PROBE_TURNS)),
     ...(await playSeeds(session, pkg, seeds, () => scriptedPolicy("probe", ["1", "test", "a 2"]), BEHAVIOUR_PROBE_TURNS)),
   ]);
-  return played.kind === "ok" ? played.value.map(seen) : null;
+  return probes.kind === "ok" ? [...oracle.value, ...probes.value].map(seen) : null;
 }
 
 /**
@@ -77,7 +84,7 @@ async function transcripts(pkg: EnvPackage, sandbox: Sandbox, seeds: readonly nu
  */
 export async function behaviourChangeValidation(child: EnvPackage, parent: EnvPackage, admission: AdmissionContext): Promise<Verdict> {
   const seeds = seedRange(admission.settings.seeds);
-  const [before, after] = await Promise.all([transcripts(parent, admission.sandbox, seeds), transcripts(child, admission.sandbox, seeds)]);
+  const [before, after] = await Promise.all([transcripts(parent, admission, seeds), transcripts(child, admission, seeds)]);
   if (before === null || after === null) return pass("behaviour-change", { compared: false });
   const changed = after.filter((transcript, index) => transcript !== before[index]).length;
   if (changed === 0) {
