@@ -11,6 +11,9 @@
 # Budget caveat: (b) also samples Designer tokens; the Solver's tokens per round are the same settings, not
 # the same count. Sizes come from the environment (defaults: a tiny laptop size):
 #   MODEL=embedded ROUNDS=2 PLAYS=2 DESIGNS=2 ITEMS=2 EPISODES=2 TASKS= SEED=0 MAX_TOKENS=256 TRAINER_PORT=8765 OUT=runs/experiment-<UTC>
+#   CONFIG=<file>: a JSON config (README, Configuration) both runs start from, e.g. the Solver's format or the
+#   trainer's learning rate; the experiment's own keys (rounds, plays, seed, model, designer.designs, trainer.port,
+#   eval.holdoutAtStart, eval.seed) override it, so (a) and (b) differ only in designer.designs.
 #   GPU machine, e.g.: MODEL=/models/qwen2.5-1.5b-instruct-q4_k_m.gguf ROUNDS=50 PLAYS=8 DESIGNS=8 ITEMS=20 EPISODES=8
 # Everything is resumable: run the same command (same OUT) again after an interruption.
 set -euo pipefail
@@ -26,14 +29,22 @@ TASKS="${TASKS:-}"
 SEED="${SEED:-0}"
 TRAINER_PORT="${TRAINER_PORT:-8765}"
 MAX_TOKENS="${MAX_TOKENS:-256}"
+CONFIG="${CONFIG:-}"
 OUT="${OUT:-runs/experiment-$(date -u +%Y%m%dT%H%M%SZ)}"
 ENVFORGE="node bin/envforge.js"
 mkdir -p "$OUT"
 say() { printf '[experiment] %s\n' "$*" >&2; }
 
 config() { # name designs
-  printf '{ "rounds": %s, "plays": %s, "seed": %s, "model": { "spec": "%s" }, "designer": { "designs": %s }, "trainer": { "port": %s }, "eval": { "holdoutAtStart": true, "seed": %s } }\n' \
-    "$ROUNDS" "$PLAYS" "$SEED" "$MODEL" "$2" "$TRAINER_PORT" "$SEED" > "$OUT/$1.json"
+  node -e '
+    const fs = require("fs");
+    const [file, out, rounds, plays, seed, model, designs, port] = process.argv.slice(1);
+    const base = file ? JSON.parse(fs.readFileSync(file, "utf8")) : {};
+    const merged = { ...base, rounds: +rounds, plays: +plays, seed: +seed, model: { ...base.model, spec: model },
+      designer: { ...base.designer, designs: +designs }, trainer: { ...base.trainer, port: +port },
+      eval: { ...base.eval, holdoutAtStart: true, seed: +seed } };
+    fs.writeFileSync(out, JSON.stringify(merged, null, 2) + "\n");
+  ' "$CONFIG" "$OUT/$1.json" "$ROUNDS" "$PLAYS" "$SEED" "$MODEL" "$2" "$TRAINER_PORT"
 }
 train() { # name
   local dir="$OUT/$1"
@@ -62,7 +73,8 @@ base=$(evaluate base fixed 0)
 fixed=$(evaluate fixed fixed)
 selfplay=$(evaluate selfplay selfplay)
 {
-  echo "# experiment $OUT: MODEL=$MODEL ROUNDS=$ROUNDS PLAYS=$PLAYS DESIGNS=$DESIGNS ITEMS=$ITEMS EPISODES=$EPISODES TASKS=${TASKS:-default} SEED=$SEED MAX_TOKENS=$MAX_TOKENS"
+  echo "# experiment $OUT: MODEL=$MODEL ROUNDS=$ROUNDS PLAYS=$PLAYS DESIGNS=$DESIGNS ITEMS=$ITEMS EPISODES=$EPISODES TASKS=${TASKS:-default} SEED=$SEED MAX_TOKENS=$MAX_TOKENS CONFIG=${CONFIG:-none}"
+  [ -n "$CONFIG" ] && echo "# CONFIG: $(tr -d '\n' < "$CONFIG")"
   echo; echo "## fixed pool (a) vs base"; $ENVFORGE eval --store "$OUT/eval.db" --compare "$fixed" "$base"
   echo; echo "## self-play (b) vs base"; $ENVFORGE eval --store "$OUT/eval.db" --compare "$selfplay" "$base"
   echo; echo "## self-play (b) vs fixed pool (a)"; $ENVFORGE eval --store "$OUT/eval.db" --compare "$selfplay" "$fixed"
