@@ -445,7 +445,7 @@ export const ConfigSchema = z
         rubrics: z.string().min(1).nullable().default(null),
         /** New tokens per sequence extraction. @default 384 */
         sequenceMaxTokens: z.number().int().min(16).max(8192).default(384),
-        /** New tokens per Proposer plan. @default 512 */
+        /** New tokens per Proposer plan for the model's own text (summary, changed steps); the parent's steps, which the plan repeats, are added on top (`planTokenBound`). @default 512 */
         planMaxTokens: z.number().int().min(16).max(8192).default(512),
         /** New tokens per review. @default 256 */
         reviewMaxTokens: z.number().int().min(16).max(8192).default(256),

@@ -1,8 +1,14 @@
-import { describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { embeddedModelPath } from "../../adapters/llm/embedded-model.js";
+import { LlamaCppModel } from "../../adapters/llm/llamacpp-model.js";
+import { loadSeedPackages } from "../../adapters/package-files/index.js";
 import { ModelUnavailableError } from "../../spec/index.js";
 import { PARENT, PASS, planReply, rejectReply } from "../../testing/evolution-fixtures.js";
 import { ScriptedRoleModel } from "../../testing/scripted-role-model.js";
-import { checkPlan, parsePlan, runPlanningLoop, type PlanningInput } from "./planning-loop.js";
+import type { ChatMessage, GenerateOptions, Generation } from "../../spec/index.js";
+import { manifestSequence } from "./sequence.js";
+import { checkPlan, parsePlan, planTokenBound, runPlanningLoop, type PlanningInput } from "./planning-loop.js";
 
 // Control flow of the planning loop with a SCRIPTED FAKE model (ScriptedRoleModel).
 
@@ -103,6 +109,31 @@ describe("runPlanningLoop (scripted fake model)", () => {
   });
 });
 
+describe("planTokenBound", () => {
+  it("adds the parent's steps, which every plan repeats, to the allowance at one token per 3 characters of their JSON", () => {
+    // {"scenario":"quiz","skill":"recall"} is 36 characters, + 2 for the separator: 38 → 13 tokens
+    expect(planTokenBound(64, [{ scenario: "quiz", skill: "recall" }])).toBe(64 + 13);
+    expect(planTokenBound(64, [])).toBe(64);
+    const long = Array.from({ length: 15 }, (_, index) => ({ scenario: `register machine program number ${index}`, skill: "tracing register values" }));
+    expect(planTokenBound(384, long)).toBeGreaterThan(384 + 15 * 20);
+  });
+
+  it("is the bound the Proposer is given (scripted fake model records the options)", async () => {
+    const scripted = new ScriptedRoleModel({ proposer: [planReply(addition)], reviewer: [PASS] });
+    const bounds: number[] = [];
+    const model = {
+      id: scripted.id,
+      generate: (messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> => {
+        bounds.push(options.maxTokens ?? -1);
+        return scripted.generate(messages, options);
+      },
+      close: () => scripted.close(),
+    };
+    await runPlanningLoop(input, model, settings(1));
+    expect(bounds).toEqual([planTokenBound(64, input.sequence), 64]);
+  });
+});
+
 describe("parsePlan", () => {
   it("reads a bare JSON object and skips malformed steps", () => {
     expect(parsePlan('{"summary": "s", "steps": [{"scenario": "a", "skill": "b"}, {"scenario": 3}, "x"]}')).toEqual({ summary: "s", steps: [{ scenario: "a", skill: "b" }] });
@@ -118,5 +149,22 @@ describe("parsePlan", () => {
     expect(parsePlan('{"steps": [{"scenario": "a", "skill": "b"}]}')).toBeNull();
     expect(parsePlan('{"summary": "s", "steps": []}')).toBeNull();
     expect(parsePlan("")).toBeNull();
+  });
+});
+
+describe.skipIf(!existsSync(embeddedModelPath()))("planTokenBound against a real tokenizer (Gemma 3 270M)", () => {
+  let tokenizer: LlamaCppModel;
+  beforeAll(async () => {
+    tokenizer = await LlamaCppModel.load({ modelPath: embeddedModelPath(), contextSize: 512, threads: 1 });
+  });
+  afterAll(() => tokenizer.close());
+
+  it("covers the tokens of the repeated steps for every seed's sequence and a 15-step one", () => {
+    const sequences = loadSeedPackages().map((pkg) => manifestSequence(pkg).steps);
+    sequences.push(Array.from({ length: 15 }, (_, index) => ({ scenario: `the machine runs program ${index + 1} with registers r0 to r3`, skill: "tracing register values through jumps" })));
+    for (const steps of sequences) {
+      const repeated = steps.map((step) => JSON.stringify({ scenario: step.scenario, skill: step.skill })).join(", ");
+      expect(tokenizer.tokenize(repeated).length).toBeLessThanOrEqual(planTokenBound(0, steps));
+    }
   });
 });

@@ -157,6 +157,24 @@ export function checkPlan(plan: EditPlan, input: PlanningInput): Verdict | null 
 function spanDescription(span: EditSpan): string {
   return span.end - span.start === 1 ? `step ${span.start + 1}` : `steps ${span.start + 1} to ${span.end}`;
 }
+/** Characters of a plan's JSON per token, counted low so the bound errs long (JSON of English labels runs 3.5–4 characters a token in Qwen's and Gemma's tokenisers). */
+const PLAN_CHARS_PER_TOKEN = 3;
+
+/**
+ * New-token bound of one Proposer plan: `allowance` (config `evolution.planMaxTokens`) for what the model writes
+ * itself (the summary and the changed steps) plus the parent's steps, which every plan repeats (the grammar
+ * writes the kept ones in verbatim, but each still costs its tokens), at one token per
+ * {@link PLAN_CHARS_PER_TOKEN} characters of their JSON. A fixed bound cut the 15-step register-machine plans of
+ * Qwen2.5-Coder-1.5B inside the kept steps, so they failed as `plan_outside_span` (docs/benchmarks.md, "Evolution
+ * with Qwen2.5-Coder-1.5B", `9171723`).
+ * @param allowance tokens for the model's own text (≥ 1)
+ * @param sequence the parent's scenario–skill steps
+ * @returns tokens, `allowance` or more
+ */
+export function planTokenBound(allowance: number, sequence: readonly ScenarioSkillStep[]): number {
+  const repeated = sequence.reduce((sum, step) => sum + JSON.stringify({ scenario: step.scenario, skill: step.skill }).length + 2, 0);
+  return allowance + Math.ceil(repeated / PLAN_CHARS_PER_TOKEN);
+}
 
 /**
  * Loop 1 of environment evolution, planning: the Proposer turns (environment,
@@ -172,7 +190,8 @@ export async function runPlanningLoop(input: PlanningInput, model: LanguageModel
   for (let round = 0; round < settings.maxRounds; round += 1) {
     let completion: string;
     try {
-      const options = { ...withSeed(settings.proposer, round), ...(settings.grammar === true ? { grammar: planGrammar(input) } : {}) };
+      const proposer = { ...settings.proposer, maxTokens: planTokenBound(settings.proposer.maxTokens, input.sequence) };
+      const options = { ...withSeed(proposer, round), ...(settings.grammar === true ? { grammar: planGrammar(input) } : {}) };
       completion = (await model.generate(proposerPrompt(input, feedback), options)).text;
     } catch (error) {
       const code = error instanceof EnvforgeError ? error.code : "model_error";
