@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +19,42 @@ describe("reference trainer process control with a stale state file", () => {
       expect(existsSync(join(runDir, REFERENCE_TRAINER_FILES.state))).toBe(false);
     } finally {
       bystander.kill("SIGKILL");
+    }
+  });
+});
+
+describe("reference trainer stop while another run starts in the same folder", () => {
+  it("removes the state file only while it still names the trainer it stopped", async () => {
+    const runDir = mkdtempSync(join(tmpdir(), "envforge-trainer-restart-"));
+    const statePath = join(runDir, REFERENCE_TRAINER_FILES.state);
+    const next = { pid: 999_999, url: "http://127.0.0.1:9", model: "embedded" };
+    // a stand-in trainer ("envforge_trainer" in its command line): on SIGTERM it writes the state of the run that
+    // starts next in this folder, then exits, as a new run's start does while the old run's stop still waits
+    const stopping = [
+      "import json, signal, sys, time",
+      "def stop(*_):",
+      `    open(sys.argv[1], "w").write(json.dumps(${JSON.stringify(next)}))`,
+      "    sys.exit(0)",
+      "signal.signal(signal.SIGTERM, stop)",
+      "print('ready', flush=True)",
+      "time.sleep(30)",
+    ].join("\n");
+    const trainer = spawn("python3", ["-c", stopping, statePath, "envforge_trainer"], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      await new Promise((resolve) => trainer.stdout.once("data", resolve));
+      writeFileSync(statePath, JSON.stringify({ pid: trainer.pid, url: "http://127.0.0.1:9", model: "embedded" }));
+      expect(await stopReferenceTrainer(runDir)).toBe(true);
+      expect(JSON.parse(readFileSync(statePath, "utf8"))).toEqual(next);
+      // with no newer run, the state file goes
+      rmSync(statePath);
+      const plain = spawn("python3", ["-c", "import time; print('ready', flush=True); time.sleep(30)", "envforge_trainer"], { stdio: ["ignore", "pipe", "ignore"] });
+      await new Promise((resolve) => plain.stdout.once("data", resolve));
+      writeFileSync(statePath, JSON.stringify({ pid: plain.pid, url: "http://127.0.0.1:9", model: "embedded" }));
+      expect(await stopReferenceTrainer(runDir)).toBe(true);
+      expect(existsSync(statePath)).toBe(false);
+    } finally {
+      trainer.kill("SIGKILL");
+      rmSync(runDir, { recursive: true, force: true });
     }
   });
 });

@@ -101,7 +101,10 @@ export async function referenceTrainerStatus(
   return { state, alive, healthy: alive && (await healthy(state.url, fetchImpl)) };
 }
 
-/** Stops the trainer recorded in `runDir` (SIGTERM, then SIGKILL after 5 s); returns whether one was running. */
+/**
+ * Stops the trainer recorded in `runDir` (SIGTERM, then SIGKILL after 5 s) and removes its state file, unless the
+ * file names another trainer by then (a run started in the same folder meanwhile); returns whether one was running.
+ */
 export async function stopReferenceTrainer(runDir: string): Promise<boolean> {
   const state = readState(runDir);
   if (state === null) return false;
@@ -111,7 +114,8 @@ export async function stopReferenceTrainer(runDir: string): Promise<boolean> {
     for (let waited = 0; waited < 5000 && processAlive(state.pid); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
     if (processAlive(state.pid)) stopProcess(state.pid, "SIGKILL");
   }
-  rmSync(join(runDir, REFERENCE_TRAINER_FILES.state), { force: true });
+  // a run started in the same folder while this one stopped has written its own state: keep it
+  if (readState(runDir)?.pid === state.pid) rmSync(join(runDir, REFERENCE_TRAINER_FILES.state), { force: true });
   return wasAlive;
 }
 
