@@ -32,6 +32,16 @@ MAX_TOKENS="${MAX_TOKENS:-256}"
 CONFIG="${CONFIG:-}"
 OUT="${OUT:-runs/experiment-$(date -u +%Y%m%dT%H%M%SZ)}"
 ENVFORGE="node bin/envforge.js"
+if [ -n "$CONFIG" ]; then # refused before anything is written; envforge run checks the keys
+  node -e '
+    const fs = require("fs");
+    const file = process.argv[1];
+    let value;
+    try { value = JSON.parse(fs.readFileSync(file, "utf8")); }
+    catch (error) { process.stderr.write(`[experiment] CONFIG=${file}: ${error.code === "ENOENT" ? "no such file" : error.message}\n`); process.exit(2); }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) { process.stderr.write(`[experiment] CONFIG=${file}: not a JSON object\n`); process.exit(2); }
+  ' "$CONFIG" || exit 2
+fi
 mkdir -p "$OUT"
 say() { printf '[experiment] %s\n' "$*" >&2; }
 

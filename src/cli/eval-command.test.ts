@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -25,6 +25,23 @@ describe("envforge eval flags", () => {
     expect(() => resolveEvalConfig({ suite: ["gsm8k"] })).toThrowError(ConfigError);
     expect(() => resolveEvalConfig({ suite: ["holdout"] })).toThrowError(/--run/);
     expect(() => resolveEvalConfig({ difficulty: "extreme" })).toThrowError(ConfigError);
+  });
+
+  it("refuse an envs: suite that names no folder, a file or a folder without packages, before any model loads or store is written", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "envforge-eval-envs-"));
+    folders.push(scratch);
+    const file = join(scratch, "notes.txt");
+    writeFileSync(file, "not a folder\n");
+    const empty = join(scratch, "empty");
+    mkdirSync(join(empty, "no-package"), { recursive: true });
+    const store = join(scratch, "eval.db");
+    // the model does not exist: reaching it would be a different error
+    const flags = (suite: string) => ({ suite: [suite], model: join(scratch, "missing.gguf"), store });
+    await expect(evalCommand(flags("envs:"))).rejects.toThrow(new ConfigError('eval.suites "envs:": name a folder of environment packages, e.g. envs:envs/seeds'));
+    await expect(evalCommand(flags(`envs:${file}`))).rejects.toThrow(/is not a folder/);
+    await expect(evalCommand(flags(`envs:${file}`))).rejects.toBeInstanceOf(ConfigError);
+    await expect(evalCommand(flags(`envs:${empty}`))).rejects.toThrow(/holds no environment packages/);
+    expect(existsSync(store)).toBe(false);
   });
 });
 

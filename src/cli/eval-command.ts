@@ -1,6 +1,6 @@
 import { escapeControlCharacters } from "./terminal-text.js";
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { compareEvaluations, comparisonWarnings, heldOutSeeds, QUESTION_PROMPT_VERSION, runEvaluation, summarizeEvaluation, type PlannedEnvironment, type SuitePlan } from "../core/eval/index.js";
@@ -162,6 +162,8 @@ async function planSuites(config: Config, questionSuite: QuestionSuite | null, r
       const info = await questionSuite.info();
       const categories = new Map(info.tasks.map((task) => [task.name, task.category]));
       const wanted = settings.tasks === null ? DEFAULT_REASONING_GYM_TASKS : settings.tasks.length === 1 && settings.tasks[0] === "all" ? info.tasks.map((task) => task.name).filter((task) => task !== "composite") : settings.tasks;
+      const unknown = wanted.filter((task) => !categories.has(task));
+      if (unknown.length > 0) process.stderr.write(`envforge: unknown Reasoning Gym task(s) ${unknown.join(", ")}: their items count as unknown_task errors (\`--tasks all\` alone lists every task)\n`);
       plans.push({
         kind: "questions",
         name: "reasoning-gym",
@@ -184,8 +186,12 @@ async function planSuites(config: Config, questionSuite: QuestionSuite | null, r
       versions.push(`envforge holdout ${split.ids.length}/${split.poolSize}`);
     } else if (name.startsWith("envs:")) {
       const folder = name.slice("envs:".length);
+      if (folder === "") throw new ConfigError(`eval.suites "${name}": name a folder of environment packages, e.g. envs:envs/seeds`);
       if (!existsSync(folder)) throw new ConfigError(`eval.suites ${name}: ${folder} does not exist`);
-      plans.push({ kind: "environments", name, environments: planned(loadPackageFolders(folder).map((pkg) => ({ id: packageId(pkg), package: pkg })), settings.episodes, settings.seed) });
+      if (!statSync(folder).isDirectory()) throw new ConfigError(`eval.suites ${name}: ${folder} is not a folder (give a folder of environment packages)`);
+      const packages = loadPackageFolders(folder);
+      if (packages.length === 0) throw new ConfigError(`eval.suites ${name}: ${folder} holds no environment packages (sub-folders with env.json, env.py or oracle.py)`);
+      plans.push({ kind: "environments", name, environments: planned(packages.map((pkg) => ({ id: packageId(pkg), package: pkg })), settings.episodes, settings.seed) });
       versions.push(`envforge ${name}`);
     }
   }

@@ -16,8 +16,10 @@ describe("progress displays", () => {
     display.phaseStarted?.(1, "designer", 1);
     display.unitDone?.(1, "designer", "rejected: RuntimeError: \u001b]0;owned\u0007\u001b[2J");
     display.notice?.("env says \u009b31m hi");
+    display.unitProgress?.(1, "designer", "design 0 attempt 1: rejected by executable: \u001b[2J");
     expect(run.text()).toContain("rejected: RuntimeError: \\x1b]0;owned\\x07\\x1b[2J\n");
     expect(run.text()).toContain("env says \\x9b31m hi\n");
+    expect(run.text()).toContain("[round 1] designer design 0 attempt 1: rejected by executable: \\x1b[2J\n");
     expect(run.text()).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/u);
     const evolve = captured();
     createEvolutionProgress(1, () => undefined, evolve.stream).notice?.("\u001b[2Jcleared");

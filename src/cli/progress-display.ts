@@ -22,6 +22,9 @@ export function createProgressDisplay(stream: NodeJS.WriteStream = process.stder
         done += 1;
         stream.write(`[round ${round}] ${phase} ${done}/${total} ${escapeControlCharacters(detail)}\n`);
       },
+      unitProgress(round, phase, detail) {
+        stream.write(`[round ${round}] ${phase} ${escapeControlCharacters(detail)}\n`);
+      },
       notice(message) {
         stream.write(`${escapeControlCharacters(message)}\n`);
       },
@@ -44,6 +47,9 @@ export function createProgressDisplay(stream: NodeJS.WriteStream = process.stder
     },
     unitDone(_round, _phase, detail) {
       bar?.increment(1, { detail: escapeControlCharacters(detail).slice(0, 60) });
+    },
+    unitProgress(_round, _phase, detail) {
+      bar?.update({ detail: escapeControlCharacters(detail).slice(0, 60) });
     },
     notice(message) {
       stop();

@@ -89,20 +89,24 @@ describe("runDesignStep repair turns (scripted fake model, real gates)", () => {
     const config = parseConfig({ plays: 1, designer: { repairTurns }, admission: { gates } });
     const sandbox = new BwrapSandbox();
     const model = new ScriptedModel(designs, () => "0");
+    const repairs: { turn: number; gate: string | undefined; reason: string | undefined }[] = [];
     try {
       const result = await runDesignStep({
         round: 1, index: 0, config, model, sandbox, corpus: corpus.slice(0, 3), memory: [], gates: buildGates(config.admission),
         admission: testAdmissionResources(), policyVersion: 0, learningPotential: EMPTY_LEARNING_POTENTIAL, now: () => new Date("2026-12-01T00:00:00Z"),
+        onRepair: ({ turn, verdict }) => repairs.push({ turn, gate: verdict?.gate, reason: verdict?.status === "reject" ? verdict.reason : undefined }),
       });
-      return { result, prompts: model.prompts.filter((messages) => messages[0]?.content.startsWith("You are the Designer")) };
+      return { result, repairs, prompts: model.prompts.filter((messages) => messages[0]?.content.startsWith("You are the Designer")) };
     } finally {
       await sandbox.close();
     }
   }
 
   it("sends the failing verdict back and admits the repaired design on the second turn", async () => {
-    const { result, prompts } = await step([broken, fixed], 2);
+    const { result, prompts, repairs } = await step([broken, fixed], 2);
     expect(result.design.environmentId).not.toBeNull();
+    // the progress callback heard of the one repair turn, with the failing gate
+    expect(repairs).toEqual([{ turn: 0, gate: "executable", reason: expect.any(String) }]);
     expect(result.design.completion).toBe(fixed);
     expect(result.design.repairs).toHaveLength(1);
     expect(result.design.repairs?.[0]?.completion).toBe(broken);
@@ -120,6 +124,8 @@ describe("runDesignStep repair turns (scripted fake model, real gates)", () => {
     expect(result.design.verdicts.at(-1)).toMatchObject({ status: "reject", gate: "executable" });
     const single = await step([broken], 0);
     expect(single.prompts).toHaveLength(1);
+    // the final attempt is no repair: the round reports it as the design's outcome
+    expect(single.repairs).toEqual([]);
     expect(single.result.design.repairs).toBeUndefined();
   });
 

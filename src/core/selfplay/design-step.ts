@@ -52,6 +52,11 @@ export interface DesignStepInput {
   readonly learningPotential: LearningPotentialState;
   /** Clock for provenance timestamps. */
   readonly now: () => Date;
+  /**
+   * Called after each rejected attempt that gets a repair turn, with its first failing verdict and the seconds
+   * since the attempt's generation began (the CLI prints it, so a long Designer phase shows its progress). @default none
+   */
+  readonly onRepair?: (repair: { readonly turn: number; readonly verdict: Verdict | undefined; readonly seconds: number; readonly truncated: boolean }) => void;
 }
 
 /** The stored result of one design step. */
@@ -106,6 +111,7 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
   for (let turn = 0; ; turn += 1) {
     let completion: string;
     let truncated = false;
+    const attemptStarted = Date.now();
     try {
       const generation = await input.model.generate(conversation, {
         maxTokens: config.designer.maxTokens,
@@ -131,6 +137,7 @@ export async function runDesignStep(input: DesignStepInput): Promise<DesignStepR
     if (outcome.admitted !== undefined) return admittedResult(input, { ...base, ...tokens(), ...(repairs.length > 0 ? { repairs } : {}) }, completion, outcome.verdicts, outcome.admitted, settings);
     if (turn >= config.designer.repairTurns) return rejected(completion, outcome.verdicts);
     repairs.push({ completion, verdicts: outcome.verdicts });
+    input.onRepair?.({ turn, verdict: outcome.verdicts.find((verdict) => verdict.status === "reject"), seconds: (Date.now() - attemptStarted) / 1000, truncated });
     const mode = config.designer.repairMode;
     const feedback = repairMessage(outcome.verdicts, prompt.format, { truncated, mode });
     if (truncated || mode === "restart") {

@@ -10,6 +10,8 @@ export interface ProgressListener {
   phaseStarted?(round: number, phase: RoundPhase, total: number): void;
   /** One unit of the current phase finished; `detail` is a short description. */
   unitDone?(round: number, phase: RoundPhase, detail: string): void;
+  /** Work inside the current unit, before it finishes (e.g. a design's rejected attempt before its repair turn); `detail` is a short description. */
+  unitProgress?(round: number, phase: RoundPhase, detail: string): void;
   /** A free-form notice (resume, skipped work, infrastructure errors). */
   notice?(message: string): void;
 }

@@ -143,6 +143,12 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
       policyVersion,
       learningPotential,
       now,
+      onRepair: ({ turn, verdict, seconds, truncated }) =>
+        progress.unitProgress?.(
+          round,
+          "designer",
+          `design ${index} attempt ${turn + 1}: rejected${verdict?.status === "reject" ? ` by ${verdict.gate}: ${verdict.reason}` : ""}${truncated ? " (cut at designer.maxTokens)" : ""} after ${seconds.toFixed(0)} s; repair turn ${turn + 1} of ${config.designer.repairTurns}`,
+        ),
     });
     store.saveDesign(result.design, result.admitted);
     learningPotential = result.learningPotential;
