@@ -10,7 +10,7 @@
 # Both runs hold out the same seeds (the split depends only on the pool at the start and SEED).
 # Budget caveat: (b) also samples Designer tokens; the Solver's tokens per round are the same settings, not
 # the same count. Sizes come from the environment (defaults: a tiny laptop size):
-#   MODEL=embedded ROUNDS=2 PLAYS=2 DESIGNS=2 ITEMS=2 EPISODES=2 TASKS= SEED=0 MAX_TOKENS=256 TRAINER_PORT=8765 OUT=runs/experiment-<UTC>
+#   MODEL=embedded ROUNDS=2 PLAYS=2 DESIGNS=2 ITEMS=2 EPISODES=2 TASKS= SEED=0 MAX_TOKENS=256 TIMEOUT=900 TRAINER_PORT=8765 OUT=runs/experiment-<UTC>
 #   CONFIG=<file>: a JSON config (README, Configuration) both runs start from, e.g. the Solver's format or the
 #   trainer's learning rate; the experiment's own keys (rounds, plays, seed, model, designer.designs, trainer.port,
 #   eval.holdoutAtStart, eval.seed) override it, so (a) and (b) differ only in designer.designs.
@@ -29,6 +29,7 @@ TASKS="${TASKS:-}"
 SEED="${SEED:-0}"
 TRAINER_PORT="${TRAINER_PORT:-8765}"
 MAX_TOKENS="${MAX_TOKENS:-256}"
+TIMEOUT="${TIMEOUT:-900}" # seconds per generation: long, so an item never times out on a busy machine and the three evaluations stay comparable
 CONFIG="${CONFIG:-}"
 OUT="${OUT:-runs/experiment-$(date -u +%Y%m%dT%H%M%SZ)}"
 ENVFORGE="node bin/envforge.js"
@@ -67,7 +68,7 @@ train() { # name
   fi
 }
 evaluate() { # label run [step] -> prints the eval id; without a step, the run's latest adapter
-  local args=(eval --run "$OUT/$2" --suite rg holdout heldout-seeds --items "$ITEMS" --episodes "$EPISODES" --seed "$SEED" --max-tokens "$MAX_TOKENS" --store "$OUT/eval.db" --json)
+  local args=(eval --run "$OUT/$2" --suite rg holdout heldout-seeds --items "$ITEMS" --episodes "$EPISODES" --seed "$SEED" --max-tokens "$MAX_TOKENS" --timeout "$TIMEOUT" --store "$OUT/eval.db" --json)
   [ -n "$TASKS" ] && args+=(--tasks "$TASKS")
   [ -n "${3:-}" ] && args+=(--step "$3")
   say "evaluating $1 ($2 at step ${3:-latest})"
@@ -83,7 +84,7 @@ base=$(evaluate base fixed 0)
 fixed=$(evaluate fixed fixed)
 selfplay=$(evaluate selfplay selfplay)
 {
-  echo "# experiment $OUT: MODEL=$MODEL ROUNDS=$ROUNDS PLAYS=$PLAYS DESIGNS=$DESIGNS ITEMS=$ITEMS EPISODES=$EPISODES TASKS=${TASKS:-default} SEED=$SEED MAX_TOKENS=$MAX_TOKENS CONFIG=${CONFIG:-none}"
+  echo "# experiment $OUT: MODEL=$MODEL ROUNDS=$ROUNDS PLAYS=$PLAYS DESIGNS=$DESIGNS ITEMS=$ITEMS EPISODES=$EPISODES TASKS=${TASKS:-default} SEED=$SEED MAX_TOKENS=$MAX_TOKENS TIMEOUT=$TIMEOUT CONFIG=${CONFIG:-none}"
   [ -n "$CONFIG" ] && echo "# CONFIG: $(tr -d '\n' < "$CONFIG")"
   echo; echo "## fixed pool (a) vs base"; $ENVFORGE eval --store "$OUT/eval.db" --compare "$fixed" "$base"
   echo; echo "## self-play (b) vs base"; $ENVFORGE eval --store "$OUT/eval.db" --compare "$selfplay" "$base"
