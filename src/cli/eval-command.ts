@@ -114,7 +114,9 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
     };
     evalStore = new SqliteEvalStore(storePath);
     if (plans.some((suite) => suite.kind === "environments")) sandbox = openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`));
-    model = flags.run === undefined ? await openModel(config.model.spec, { ...modelOptionsOf(config), sequences: settings.concurrency }) : (await openCheckpointModel(flags.run, step ?? 0, settings.concurrency)).model;
+    // the engine options come from the eval's config (the run's stored config overridden by --config), not the run's alone
+    const engine = { ...modelOptionsOf(config), sequences: settings.concurrency };
+    model = flags.run === undefined ? await openModel(config.model.spec, engine) : (await openCheckpointModel(flags.run, step ?? 0, engine)).model;
     removeStopHandlers = onStopSignals(() => {
       progress.stop();
       process.stderr.write(`\nenvforge: interrupted; finished items are stored in ${storePath}. Run the same command again to resume eval ${record.id}.\n`);

@@ -4,12 +4,11 @@ import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { parseConfig, type Config } from "../config/index.js";
 import { RUN_FILES } from "../core/selfplay/index.js";
-import { ggufPathOf, LlamaCppModel, openModel } from "../adapters/llm/index.js";
+import { ggufPathOf, LlamaCppModel, openModel, type OpenModelOptions } from "../adapters/llm/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
 import { REFERENCE_TRAINER_DIR, startReferenceTrainer, stopReferenceTrainer, TinkerHttp } from "../adapters/trainer/index.js";
 import { exportGgufLora } from "../adapters/weight-sync/index.js";
 import { ConfigError, type LanguageModel } from "../spec/index.js";
-import { modelOptionsOf } from "./model-options.js";
 
 /** A run's stored config (defaults filled in), read from `<runDir>/envforge.db`. */
 export function storedRunConfig(runDir: string): Config {
@@ -93,13 +92,14 @@ export interface CheckpointModel {
  * model on a CPU), cached in `<run>/eval-adapters/`. A run whose model is not a GGUF (an
  * OpenAI-compatible server) is evaluated at step 0 only.
  *
+ * @param options engine options (threads, context size, sequences) of the evaluation's own config, whose base is the
+ *   run's stored config (`modelOptionsOf`); the model itself is always the run's `model.spec`
  * @throws ConfigError for a missing run, step or trainer virtualenv
  */
-export async function openCheckpointModel(runDir: string, step: number, sequences: number): Promise<CheckpointModel> {
+export async function openCheckpointModel(runDir: string, step: number, options: OpenModelOptions): Promise<CheckpointModel> {
   const config = storedRunConfig(runDir);
   const spec = config.model.spec;
   const checkpoint = `${resolve(runDir)}@step-${step}`;
-  const options = { ...modelOptionsOf(config), sequences };
   if (step === 0) return { model: await openModel(spec, options), checkpoint, spec };
   const gguf = config.trainer.model ?? ggufPathOf(spec);
   if (gguf === null || !gguf.endsWith(".gguf")) throw new ConfigError(`--step ${step}: the run's model ${spec} is not a GGUF file, so its adapters cannot be loaded into the embedded engine; evaluate it with --step 0 or through its server with --model`);
@@ -110,7 +110,7 @@ export async function openCheckpointModel(runDir: string, step: number, sequence
     modelPath: gguf,
     contextSize: options.contextSize ?? 4096,
     threads: options.threads || availableParallelism(),
-    sequences,
+    sequences: options.sequences ?? 1,
     samplingTopK: options.samplingTopK ?? 0,
     id: `${spec}@step-${step}`,
     ...(path === null ? {} : { lora: { filePath: path, scale: 1 } }),
