@@ -17,8 +17,8 @@ const lines = [];
 const models = new Set();
 for (const path of args) {
   const db = new Database(path, { readonly: true });
-  for (const evaluation of db.prepare("SELECT id, model, plan, suite_version FROM evals ORDER BY seq").all()) {
-    models.add(`${evaluation.model} (${evaluation.suite_version})`);
+  for (const evaluation of db.prepare("SELECT id, model, checkpoint, plan, suite_version FROM evals ORDER BY seq").all()) {
+    models.add(`${evaluation.model}${evaluation.checkpoint ? ` at ${evaluation.checkpoint.split("/").at(-1)}` : ""} (${evaluation.suite_version})`);
     const plan = JSON.parse(evaluation.plan);
     const suite = plan.suites.find((candidate) => candidate.name === "reasoning-gym");
     if (suite === undefined) continue;

@@ -10,12 +10,14 @@ import { ReasoningGymSuite } from "./reasoning-gym-suite.js";
 const suite = new ReasoningGymSuite();
 afterAll(() => suite.close());
 
-/** Recorded real answers of the embedded Gemma 3 270M (first line: how they were recorded). */
-const FIXTURE = new URL("../../../../fixtures/eval/rg-gemma-3-270m.jsonl", import.meta.url);
-const [header, ...recorded] = readFileSync(FIXTURE, "utf8")
-  .trim()
-  .split("\n")
-  .map((line) => JSON.parse(line) as Record<string, unknown>);
+/** Recorded real answers (first line of each file: how they were recorded): Gemma 3 270M, and Qwen2.5-Coder-0.5B base and trained. */
+const FIXTURES = ["rg-gemma-3-270m.jsonl", "rg-qwen2.5-coder-0.5b.jsonl"].map((name) => {
+  const [header, ...recorded] = readFileSync(new URL(`../../../../fixtures/eval/${name}`, import.meta.url), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { name, header, recorded };
+});
 
 describe("the Reasoning Gym bridge", () => {
   it("describes the pinned package, SPADE's buckets cover every task but the probability ones, and the hard parameters name real tasks", async () => {
@@ -62,7 +64,7 @@ describe("the Reasoning Gym bridge", () => {
     await expect(missing.info()).rejects.toMatchObject({ code: "suite_unavailable" });
   });
 
-  it(`scores recorded real model answers as the evaluation did (${String(header?.models)})`, async () => {
+  it.each(FIXTURES)("scores recorded real model answers as the evaluation did ($name)", async ({ recorded }) => {
     expect(recorded.length).toBeGreaterThanOrEqual(8);
     for (const line of recorded) {
       const response = String(line.response);
