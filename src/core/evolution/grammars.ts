@@ -1,5 +1,6 @@
 import type { ScenarioSkillStep } from "../../spec/index.js";
 import type { EditSpan } from "./directions.js";
+import { stepJson } from "./sequence.js";
 
 /**
  * GBNF grammars (llama.cpp's grammar format) of the evolution roles' replies, used when
@@ -53,7 +54,7 @@ export const MAX_ADDED_STEPS = 8;
  */
 export function planGrammar(shape: PlanShape): string {
   const { sequence, direction, span } = shape;
-  const fixed = (step: ScenarioSkillStep) => gbnfLiteral(JSON.stringify({ scenario: step.scenario, skill: step.skill }));
+  const fixed = (step: ScenarioSkillStep) => gbnfLiteral(stepJson(step));
   const scenarioFree = (step: ScenarioSkillStep) => `${gbnfLiteral('{"scenario": "')} label ${gbnfLiteral(`", "skill": ${JSON.stringify(step.skill)}}`)}`;
   const skillFree = (step: ScenarioSkillStep) => `${gbnfLiteral(`{"scenario": ${JSON.stringify(step.scenario)}, "skill": "`)} label ${gbnfLiteral('"}')}`;
   const parts: string[] = [];

@@ -7,7 +7,7 @@ import { ModelUnavailableError } from "../../spec/index.js";
 import { PARENT, PASS, planReply, rejectReply } from "../../testing/evolution-fixtures.js";
 import { ScriptedRoleModel } from "../../testing/scripted-role-model.js";
 import type { ChatMessage, GenerateOptions, Generation } from "../../spec/index.js";
-import { manifestSequence } from "./sequence.js";
+import { manifestSequence, stepJson } from "./sequence.js";
 import { checkPlan, parsePlan, planTokenBound, runPlanningLoop, type PlanningInput } from "./planning-loop.js";
 
 // Control flow of the planning loop with a SCRIPTED FAKE model (ScriptedRoleModel).
@@ -163,7 +163,7 @@ describe.skipIf(!existsSync(embeddedModelPath()))("planTokenBound against a real
     const sequences = loadSeedPackages().map((pkg) => manifestSequence(pkg).steps);
     sequences.push(Array.from({ length: 15 }, (_, index) => ({ scenario: `the machine runs program ${index + 1} with registers r0 to r3`, skill: "tracing register values through jumps" })));
     for (const steps of sequences) {
-      const repeated = steps.map((step) => JSON.stringify({ scenario: step.scenario, skill: step.skill })).join(", ");
+      const repeated = steps.map(stepJson).join(", ");
       expect(tokenizer.tokenize(repeated).length).toBeLessThanOrEqual(planTokenBound(0, steps));
     }
   });

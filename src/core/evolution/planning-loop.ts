@@ -17,7 +17,7 @@ import { planGrammar } from "./grammars.js";
 import { directionInstruction, type EditSpan } from "./directions.js";
 import { normalizeLabel } from "./difficulty.js";
 import { review, type RoleSettings } from "./reviewer.js";
-import { flatObjects, stepsFrom } from "./sequence.js";
+import { flatObjects, stepJson, stepsFrom } from "./sequence.js";
 
 /** What the planning loop plans for. */
 export interface PlanningInput {
@@ -55,7 +55,7 @@ export function formatSequence(steps: readonly ScenarioSkillStep[]): string {
 
 /** A scenario–skill sequence as numbered lines of JSON steps (`1. {"scenario": "…", "skill": "…"}`), the form a plan's steps take. */
 export function formatSequenceAsJson(steps: readonly ScenarioSkillStep[]): string {
-  return steps.map((step, index) => `${index + 1}. ${JSON.stringify({ scenario: step.scenario, skill: step.skill })}`).join("\n");
+  return steps.map((step, index) => `${index + 1}. ${stepJson(step)}`).join("\n");
 }
 
 /** The Proposer's prompt; `feedback` is the reviewer's last rejection, if any. */
@@ -157,6 +157,7 @@ export function checkPlan(plan: EditPlan, input: PlanningInput): Verdict | null 
 function spanDescription(span: EditSpan): string {
   return span.end - span.start === 1 ? `step ${span.start + 1}` : `steps ${span.start + 1} to ${span.end}`;
 }
+
 /** Characters of a plan's JSON per token, counted low so the bound errs long (JSON of English labels runs 3.5–4 characters a token in Qwen's and Gemma's tokenisers). */
 const PLAN_CHARS_PER_TOKEN = 3;
 
@@ -172,7 +173,7 @@ const PLAN_CHARS_PER_TOKEN = 3;
  * @returns tokens, `allowance` or more
  */
 export function planTokenBound(allowance: number, sequence: readonly ScenarioSkillStep[]): number {
-  const repeated = sequence.reduce((sum, step) => sum + JSON.stringify({ scenario: step.scenario, skill: step.skill }).length + 2, 0);
+  const repeated = sequence.reduce((sum, step) => sum + stepJson(step).length + 2, 0);
   return allowance + Math.ceil(repeated / PLAN_CHARS_PER_TOKEN);
 }
 
@@ -187,10 +188,10 @@ export function planTokenBound(allowance: number, sequence: readonly ScenarioSki
 export async function runPlanningLoop(input: PlanningInput, model: LanguageModel, settings: PlanningSettings): Promise<PlanningResult> {
   const rounds: PlanningRound[] = [];
   let feedback: string | null = null;
+  const proposer = { ...settings.proposer, maxTokens: planTokenBound(settings.proposer.maxTokens, input.sequence) };
   for (let round = 0; round < settings.maxRounds; round += 1) {
     let completion: string;
     try {
-      const proposer = { ...settings.proposer, maxTokens: planTokenBound(settings.proposer.maxTokens, input.sequence) };
       const options = { ...withSeed(proposer, round), ...(settings.grammar === true ? { grammar: planGrammar(input) } : {}) };
       completion = (await model.generate(proposerPrompt(input, feedback), options)).text;
     } catch (error) {

@@ -7,6 +7,11 @@ export const MAX_SEQUENCE_STEPS = 32;
 /** Longest scenario or skill label kept, characters. */
 export const MAX_LABEL_CHARS = 80;
 
+/** One scenario–skill step as the JSON object plans write (`{"scenario": "…", "skill": "…"}`, no spaces, only those two keys). */
+export function stepJson(step: ScenarioSkillStep): string {
+  return JSON.stringify({ scenario: step.scenario, skill: step.skill });
+}
+
 /** A label without the `scenario:` / `skill:` prefix a model copies from a listing (`1. scenario: … | skill: …`). */
 const withoutLabelPrefix = (label: string) => label.replace(/^\s*(?:scenario|skill)\s*:\s*/i, "");
 
