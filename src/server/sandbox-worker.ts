@@ -50,12 +50,12 @@ export class SandboxWorkerSession implements HeldSession {
       if (session === null) throw new ServeRequestError("invalid_request", `${request.type} before open: the first frame of a sandbox session opens its program`);
       switch (request.type) {
         case "reset":
-          return this.track(await session.reset(request.data.seed), (observation) => observation !== null);
+          return this.track(await session.reset(request.data.seed, request.data.level), (observation) => observation !== null);
         case "step":
           return this.track(await session.step(request.data.action), (step) => !step.terminated && !step.truncated);
         case "run_actions": {
           if (session.runActions === undefined) throw new ServeRequestError("not_supported", "this server's sandbox backend has no runActions");
-          const outcome = await session.runActions(request.data.seed, request.data.actions);
+          const outcome = await session.runActions(request.data.seed, request.data.actions, request.data.level);
           return this.track(outcome, (run) => {
             const last = run.steps.at(-1);
             return last === undefined || (!last.terminated && !last.truncated);

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { LevelOutOfRangeError } from "./errors.js";
 
 /**
  * Where an environment came from: the seed set, a Designer completion or an
@@ -23,6 +24,28 @@ export const ProvenanceSchema = z
     createdAt: z.string().datetime(),
   })
   .strict();
+
+/** Hard cap on the levels a family may declare. */
+export const MAX_LEVELS = 64;
+
+/**
+ * The levels of an environment family (RLVE's difficulty levels): `count`
+ * instances sizes or horizons, level 0 the easiest, and one sentence saying
+ * what a higher level changes. `reset(seed, level)` builds an instance at
+ * `level` ∈ 0..count−1. A manifest without `levels` is a family of one level
+ * (level 0), and its program is called as `reset(seed)`.
+ */
+export const LevelsSchema = z
+  .object({
+    /** Number of declared levels, 1..{@link MAX_LEVELS}. */
+    count: z.number().int().min(1).max(MAX_LEVELS),
+    /** What a higher level changes, e.g. `the range grows from 1..16 to 1..2048`. */
+    description: z.string().min(1).max(300),
+  })
+  .strict();
+
+/** Parsed `levels` block of a manifest. */
+export type Levels = z.infer<typeof LevelsSchema>;
 
 /**
  * The manifest of an environment package (`env.json`). Field names are camelCase.
@@ -57,6 +80,8 @@ export const EnvManifestSchema = z
     scenario: z.string().min(1).max(200),
     /** Difficulty knobs the program uses (numbers, strings or booleans). @default {} */
     difficulty: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).default({}),
+    /** Declared levels; absent: one level. @default undefined */
+    levels: LevelsSchema.optional(),
     provenance: ProvenanceSchema,
   })
   .strict()
@@ -67,12 +92,40 @@ export const EnvManifestSchema = z
 
 /** Parsed `env.json`. */
 export type EnvManifest = z.infer<typeof EnvManifestSchema>;
+
+/** Number of levels `manifest` declares (1 when it declares none). */
+export function levelCount(manifest: Pick<EnvManifest, "levels">): number {
+  return manifest.levels?.count ?? 1;
+}
+
+/**
+ * The level argument `reset` gets for `level` of `manifest`: the level itself
+ * for a levelled family, `undefined` (plain `reset(seed)`) for a family of one
+ * level, so that programs written before levels keep working.
+ *
+ * @throws LevelOutOfRangeError when `level` is not an integer in 0..levelCount−1
+ */
+export function resetLevel(manifest: Pick<EnvManifest, "levels" | "name">, level: number | undefined): number | undefined {
+  checkLevel(manifest, level ?? 0);
+  return manifest.levels === undefined ? undefined : (level ?? 0);
+}
+
+/**
+ * Checks that `level` is one of `manifest`'s declared levels.
+ *
+ * @throws LevelOutOfRangeError naming the declared range otherwise
+ */
+export function checkLevel(manifest: Pick<EnvManifest, "levels" | "name">, level: number): void {
+  const count = levelCount(manifest);
+  if (!Number.isInteger(level) || level < 0 || level >= count) throw new LevelOutOfRangeError(manifest.name, level, count);
+}
 /** Provenance block of an {@link EnvManifest}. */
 export type Provenance = z.infer<typeof ProvenanceSchema>;
 
 /**
  * A complete environment package: manifest plus program sources.
- * `envSource` (`env.py`) defines exactly one class with `reset(seed) -> str` and
+ * `envSource` (`env.py`) defines exactly one class with `reset(seed) -> str`
+ * (`reset(seed, level) -> str` when the manifest declares `levels`) and
  * `step(action) -> (observation, reward, terminated, truncated, info)`;
  * `oracleSource` (`oracle.py`) defines `act(env, observation) -> str`, a privileged
  * reference policy that reaches full reward on any seed.

@@ -35,6 +35,8 @@ export interface Turn {
  */
 export interface Episode {
   readonly seed: number;
+  /** The level `reset` built the instance at (levelled families only; absent: the family has one level). */
+  readonly level?: number;
   /** The first observation (from `reset`). */
   readonly initialObservation: string;
   readonly turns: readonly Turn[];

@@ -32,6 +32,26 @@ export class ConfigError extends EnvforgeError {
   }
 }
 
+/**
+ * A level outside an environment's declared levels was asked for (CLI exit 2,
+ * HTTP 422). The message names the environment and the range.
+ */
+export class LevelOutOfRangeError extends EnvforgeError {
+  /** The environment's name. */
+  readonly environment: string;
+  /** The level asked for. */
+  readonly level: number;
+  /** Number of declared levels (valid levels are 0..count−1). */
+  readonly count: number;
+
+  constructor(environment: string, level: number, count: number) {
+    super("level_out_of_range", `level ${level} is outside ${environment}'s levels: ${count === 1 ? "it declares one level, 0" : `0..${count - 1}`}`);
+    this.environment = environment;
+    this.level = level;
+    this.count = count;
+  }
+}
+
 /** An environment package (folder or JSON document) does not match the package format. */
 export class PackageFormatError extends EnvforgeError {
   constructor(message: string, options: { cause?: unknown } = {}) {

@@ -67,18 +67,21 @@ export interface EnvProgram {
  * which starts a clean episode.
  */
 export interface EnvSession {
-  /** Starts an episode; returns the first observation. */
-  reset(seed: number): Promise<SandboxOutcome<string>>;
+  /**
+   * Starts an episode; returns the first observation. With `level` the program's
+   * `reset(seed, level)` is called (a levelled family); without, `reset(seed)`.
+   */
+  reset(seed: number, level?: number): Promise<SandboxOutcome<string>>;
   /** Applies an action. */
   step(action: string): Promise<SandboxOutcome<StepResult>>;
   /**
-   * Batch helper for a whole episode: `reset(seed)`, then `actions` in order,
+   * Batch helper for a whole episode: `reset(seed, level)`, then `actions` in order,
    * in one round trip to the environment, stopping early when it terminates or
    * truncates. Equivalent to the same calls one by one (same outcomes, same
    * transcript); any non-`ok` step ends the episode with that outcome.
    * Optional: backends without it are driven call by call.
    */
-  runActions?(seed: number, actions: readonly string[]): Promise<SandboxOutcome<ActionRun>>;
+  runActions?(seed: number, actions: readonly string[], level?: number): Promise<SandboxOutcome<ActionRun>>;
   /** Asks the loaded oracle for its next action given the live environment and `observation`. */
   oracleAction(observation: string): Promise<SandboxOutcome<string>>;
   /** Ends the session and frees its process. Idempotent. */

@@ -38,6 +38,8 @@ type RecordedCall =
 /** The current episode: enough to replay it on another server. */
 interface EpisodeRecord {
   readonly seed: number;
+  /** The level the episode was reset at (undefined: plain `reset(seed)`). */
+  readonly level?: number;
   readonly initialObservation: string;
   readonly calls: RecordedCall[];
 }
@@ -101,11 +103,11 @@ export class RemoteSession implements EnvSession {
     }
   }
 
-  async reset(seed: number): Promise<SandboxOutcome<string>> {
+  async reset(seed: number, level?: number): Promise<SandboxOutcome<string>> {
     this.episode = null;
     this.failure = null;
-    const outcome = await this.perform("reset", { seed }, false);
-    if (outcome.kind === "ok") this.episode = { seed, initialObservation: outcome.value, calls: [] };
+    const outcome = await this.perform("reset", { seed, ...levelField(level) }, false);
+    if (outcome.kind === "ok") this.episode = { seed, ...levelField(level), initialObservation: outcome.value, calls: [] };
     else this.endEpisode(seed, outcome);
     return outcome;
   }
@@ -119,13 +121,13 @@ export class RemoteSession implements EnvSession {
     return outcome;
   }
 
-  async runActions(seed: number, actions: readonly string[]): Promise<SandboxOutcome<ActionRun>> {
+  async runActions(seed: number, actions: readonly string[], level?: number): Promise<SandboxOutcome<ActionRun>> {
     this.episode = null;
     this.failure = null;
-    const outcome = await this.perform("run_actions", { seed, actions }, false);
+    const outcome = await this.perform("run_actions", { seed, ...levelField(level), actions }, false);
     if (outcome.kind === "ok") {
       const calls = outcome.value.steps.map((result, index): RecordedCall => ({ kind: "step", action: actions[index] as string, result }));
-      this.episode = { seed, initialObservation: outcome.value.initialObservation, calls };
+      this.episode = { seed, ...levelField(level), initialObservation: outcome.value.initialObservation, calls };
     } else {
       this.endEpisode(seed, outcome);
     }
@@ -243,7 +245,7 @@ export class RemoteSession implements EnvSession {
     const stepsOnly = calls.every((call, index) => call.kind === "step" && (index === calls.length - 1 || (!call.result.terminated && !call.result.truncated)));
     if (stepsOnly) {
       const actions = calls.map((call) => call.action);
-      const answer = await this.exchange(link, "run_actions", { seed: episode.seed, actions });
+      const answer = await this.exchange(link, "run_actions", { seed: episode.seed, ...levelField(episode.level), actions });
       if (answer.kind === "lost") return answer;
       if (answer.outcome.kind !== "ok") return failed(answer.outcome);
       if (answer.outcome.value.initialObservation !== episode.initialObservation) return diverged("first observation");
@@ -251,7 +253,7 @@ export class RemoteSession implements EnvSession {
       if (canonicalJson(answer.outcome.value.steps) !== canonicalJson(results)) return diverged("step result");
       return null;
     }
-    const reset = await this.exchange(link, "reset", { seed: episode.seed });
+    const reset = await this.exchange(link, "reset", { seed: episode.seed, ...levelField(episode.level) });
     if (reset.kind === "lost") return reset;
     if (reset.outcome.kind !== "ok") return failed(reset.outcome);
     if (reset.outcome.value !== episode.initialObservation) return diverged("first observation");
@@ -314,4 +316,9 @@ export class RemoteSession implements EnvSession {
     this.pool.release(link.url);
     link.connection.terminate();
   }
+}
+
+/** The `level` key of a reset frame: present only for a levelled reset. */
+function levelField(level: number | undefined): { level?: number } {
+  return level === undefined ? {} : { level };
 }

@@ -13,13 +13,15 @@ import type { SandboxFailureKind } from "../../spec/index.js";
  *
  * Frames (client → server), `data` in camelCase as {@link EnvProgram}:
  * `{"type":"open","data":{"envSource","oracleSource","rewardRange"?}}`,
- * `{"type":"reset","data":{"seed"}}`, `{"type":"step","data":{"action"}}`,
- * `{"type":"run_actions","data":{"seed","actions"}}`, `{"type":"oracle_action","data":{"observation"}}`,
+ * `{"type":"reset","data":{"seed","level"?}}`, `{"type":"step","data":{"action"}}`,
+ * `{"type":"run_actions","data":{"seed","level"?,"actions"}}`, `{"type":"oracle_action","data":{"observation"}}`,
  * `{"type":"close"}`.
  */
 export const SANDBOX_WORKER_PATH = "/v1/sandbox";
 
 const seed = z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
+/** A level argument of `reset` (levelled families); the program's manifest decides which levels exist. */
+const level = z.number().int().min(0).max(1_000_000).optional();
 
 /** One frame a client sends to `/v1/sandbox`; keys other than `type` and `data` are refused. */
 export const WorkerRequestSchema = z.discriminatedUnion("type", [
@@ -38,9 +40,9 @@ export const WorkerRequestSchema = z.discriminatedUnion("type", [
         .strict(),
     })
     .strict(),
-  z.object({ type: z.literal("reset"), data: z.object({ seed }).strict() }).strict(),
+  z.object({ type: z.literal("reset"), data: z.object({ seed, level }).strict() }).strict(),
   z.object({ type: z.literal("step"), data: z.object({ action: z.string() }).strict() }).strict(),
-  z.object({ type: z.literal("run_actions"), data: z.object({ seed, actions: z.array(z.string()).max(100_000) }).strict() }).strict(),
+  z.object({ type: z.literal("run_actions"), data: z.object({ seed, level, actions: z.array(z.string()).max(100_000) }).strict() }).strict(),
   z.object({ type: z.literal("oracle_action"), data: z.object({ observation: z.string() }).strict() }).strict(),
   z.object({ type: z.literal("close") }).strict(),
 ]);

@@ -103,6 +103,31 @@ export function sandboxContract(name: string, create: (limits: Partial<SandboxLi
       await session.close();
     });
 
+    it("passes a level to reset(seed, level) when one is given, and calls reset(seed) when none is", async () => {
+      const levelled: EnvProgram = {
+        envSource: [
+          "class Levelled:",
+          "    def reset(self, seed, level=None):",
+          "        return f'seed {seed} level {level}'",
+          "    def step(self, action):",
+          "        return ('ok', 0.0, True, False, {})",
+          "",
+        ].join("\n"),
+        oracleSource: null,
+      };
+      const session = unwrap(await sandbox.open(levelled));
+      expect(unwrap(await session.reset(4, 3))).toBe("seed 4 level 3");
+      expect(unwrap(await session.reset(4))).toBe("seed 4 level None");
+      expect(unwrap(await session.reset(5, 0))).toBe("seed 5 level 0");
+      if (session.runActions !== undefined) expect(unwrap(await session.runActions(6, ["a"], 2)).initialObservation).toBe("seed 6 level 2");
+      await session.close();
+      const plain = unwrap(await sandbox.open(programWithStep("        pass")));
+      const refused = await plain.reset(1, 2);
+      expect(refused.kind).toBe("crash");
+      expect(refused.kind === "ok" ? "" : `${refused.message} ${refused.detail ?? ""}`).toMatch(/positional argument/);
+      await plain.close();
+    });
+
     it("gives identical transcripts for the same seed, even with unseeded random and hash()", async () => {
       const body = [
         "        import random",

@@ -125,7 +125,7 @@ export class ZygoteSession implements EnvSession {
     this.loaded = null;
   }
 
-  async reset(seed: number): Promise<SandboxOutcome<string>> {
+  async reset(seed: number, level?: number): Promise<SandboxOutcome<string>> {
     if (this.closed) return { kind: "protocol_violation", message: "session closed" };
     // the zygote handles messages in order: the previous episode ends before the next one starts,
     // so its confirmation need not be awaited here
@@ -140,7 +140,7 @@ export class ZygoteSession implements EnvSession {
     const episode: Episode = { jail, id, failure: null, pending: null };
     this.episode = episode;
     this.jails.episodeStarted(jail);
-    const request = { program: programId, seed, limits: zygoteLimits(this.limits) };
+    const request = { program: programId, seed, ...(level === undefined ? {} : { level }), limits: zygoteLimits(this.limits) };
     return this.call(episode, "reset", () => jail.start(id, request), ResetReply, (reply) => this.capObservation(reply.observation));
   }
 
@@ -148,8 +148,8 @@ export class ZygoteSession implements EnvSession {
     return this.request({ op: "step", action }, "step", StepReply, (reply) => this.checkStep(reply));
   }
 
-  async runActions(seed: number, actions: readonly string[]): Promise<SandboxOutcome<ActionRun>> {
-    const reset = await this.reset(seed);
+  async runActions(seed: number, actions: readonly string[], level?: number): Promise<SandboxOutcome<ActionRun>> {
+    const reset = await this.reset(seed, level);
     if (reset.kind !== "ok") return reset;
     return this.request({ op: "steps", actions }, "steps", StepsReply, (reply) => {
       const steps: StepResult[] = [];

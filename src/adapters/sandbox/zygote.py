@@ -23,7 +23,7 @@ Wire format with the supervisor (stdin / stdout), all integers big-endian:
     envelope = u32 length | u32 id | u8 type | payload     (length counts id, type and payload)
 Supervisor -> zygote types:
     b"L" load program `id`:   {"env": str, "oracle": str | null, "limits": {...}}
-    b"S" start episode `id`:  {"program": int, "seed": int, "limits": {...}, "lane"?: int, "nonce"?: int}
+    b"S" start episode `id`:  {"program": int, "seed": int, "level"?: int, "limits": {...}, "lane"?: int, "nonce"?: int}
     b"R" request to episode `id`: raw JSON ({"op": "step", "action": str} or {"op": "oracle", "observation": str})
     b"K" end episode `id` (kill, reap, clean its directory; answered by an "ended" event);
          payload {"lane": int, "token": hex} for a lane episode (see Lanes), else empty
@@ -582,7 +582,9 @@ def run_child(kind, child_id, fds, limits, tmp_root, payload, program):
             send_reply({"ok": True}, limits)
             os._exit(0)
         environment = environment_class()
-        observation = environment.reset(seed)
+        level = payload.get("level")
+        # a levelled family is reset as reset(seed, level); a family of one level keeps reset(seed)
+        observation = environment.reset(seed) if level is None else environment.reset(seed, int(level))
         if type(observation) is not str:
             reply = failure("protocol_violation", f"reset() must return str, got {type(observation).__name__}")
         elif len(observation) > limits["maxObservationBytes"]:

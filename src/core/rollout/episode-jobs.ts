@@ -103,9 +103,11 @@ async function playInLane(sandbox: Sandbox, lane: Lane, job: EpisodeJob, unloada
  * The episode recorded for a job whose environment could not be loaded: no turns, the
  * lowest return of the manifest's range, truncated, with the load failure.
  */
-export function unplayedEpisode(job: Pick<EpisodeJob, "seed" | "manifest">, failure: { readonly kind: SandboxFailureKind; readonly message: string }): Episode {
+export function unplayedEpisode(job: Pick<EpisodeJob, "seed" | "manifest" | "options">, failure: { readonly kind: SandboxFailureKind; readonly message: string }): Episode {
+  const level = job.manifest.levels === undefined ? undefined : (job.options?.level ?? 0);
   return {
     seed: job.seed,
+    ...(level === undefined ? {} : { level }),
     initialObservation: "",
     turns: [],
     return: job.manifest.rewardRange[0],

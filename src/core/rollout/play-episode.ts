@@ -1,14 +1,16 @@
-import { INVALID_ACTION_INFO_KEY, type EnvManifest, type EnvSession, type Episode, type Turn } from "../../spec/index.js";
+import { INVALID_ACTION_INFO_KEY, resetLevel, type EnvManifest, type EnvSession, type Episode, type Turn } from "../../spec/index.js";
 import type { Policy } from "./policy.js";
 
 /** Options of {@link playEpisode}. */
 export interface PlayEpisodeOptions {
   /** Caps the environment's `maxTurns` further (e.g. to bound model time). @default manifest.maxTurns */
   readonly maxTurns?: number;
+  /** The level to build the instance at (levelled families; see `resetLevel`). @default 0 */
+  readonly level?: number;
 }
 
 /**
- * Plays one episode of a loaded environment: `reset(seed)`, then policy and
+ * Plays one episode of a loaded environment: `reset(seed, level)`, then policy and
  * `step` alternate until the environment terminates or truncates, or the turn
  * cap is reached. The return is the sum of step rewards clipped to
  * `manifest.rewardRange`; the episode is won when the return reaches
@@ -19,6 +21,7 @@ export interface PlayEpisodeOptions {
  * @param session a live session of the environment program
  * @param manifest the environment's manifest (reward range, threshold, maxTurns)
  * @param seed episode seed passed to `reset`
+ * @throws LevelOutOfRangeError when `options.level` is not one of the manifest's levels
  */
 export async function playEpisode(
   session: EnvSession,
@@ -28,9 +31,12 @@ export async function playEpisode(
   options: PlayEpisodeOptions = {},
 ): Promise<Episode> {
   const maxTurns = Math.min(manifest.maxTurns, options.maxTurns ?? manifest.maxTurns);
-  const reset = await session.reset(seed);
+  const level = resetLevel(manifest, options.level);
+  const reset = await session.reset(seed, level);
+  const finish = (initialObservation: string, turns: readonly Turn[], terminated: boolean, truncated: boolean, failure?: Episode["failure"]) =>
+    finishEpisode(manifest, seed, level, initialObservation, turns, terminated, truncated, failure);
   if (reset.kind !== "ok") {
-    return finish(manifest, seed, "", [], false, false, { kind: reset.kind, message: reset.message });
+    return finish("", [], false, false, { kind: reset.kind, message: reset.message });
   }
   const turns: Turn[] = [];
   let observation = reset.value;
@@ -41,14 +47,14 @@ export async function playEpisode(
     try {
       action = await policy.act({ observation, initialObservation: reset.value, turns });
     } catch (error) {
-      return finish(manifest, seed, reset.value, turns, false, true, {
+      return finish(reset.value, turns, false, true, {
         kind: "policy_error",
         message: `${policy.name}: ${(error as Error).message}`,
       });
     }
     const step = await session.step(action.text);
     if (step.kind !== "ok") {
-      return finish(manifest, seed, reset.value, turns, false, true, { kind: step.kind, message: step.message });
+      return finish(reset.value, turns, false, true, { kind: step.kind, message: step.message });
     }
     observation = step.value.observation;
     terminated = step.value.terminated;
@@ -63,7 +69,7 @@ export async function playEpisode(
       ...(action.promptTokens ? { promptTokens: action.promptTokens } : {}),
     });
   }
-  return finish(manifest, seed, reset.value, turns, terminated, truncated || !terminated);
+  return finish(reset.value, turns, terminated, truncated || !terminated);
 }
 
 /** Sum of rewards clipped to `[low, high]` (design map: Solver return). */
@@ -72,9 +78,10 @@ export function episodeReturn(rewards: readonly number[], rewardRange: readonly 
   return Math.min(rewardRange[1], Math.max(rewardRange[0], sum));
 }
 
-function finish(
+function finishEpisode(
   manifest: EnvManifest,
   seed: number,
+  level: number | undefined,
   initialObservation: string,
   turns: readonly Turn[],
   terminated: boolean,
@@ -88,6 +95,7 @@ function finish(
   const won = failure === undefined && value >= manifest.passThreshold;
   return {
     seed,
+    ...(level === undefined ? {} : { level }),
     initialObservation,
     turns,
     return: value,

@@ -7,6 +7,8 @@
  *
  * The Designer's part defines:
  * - `generate(rng)`: a new instance from `rng` (a `random.Random` seeded by `reset(seed)`);
+ *   or `generate(rng, level)` in a levelled family (the manifest declares `LEVELS`), whose
+ *   `reset(seed, level)` passes the level on;
  * - `render(instance) -> str`: the task text the agent sees;
  * - `solve(instance)`: the correct answer (number, string, or list of them);
  * - optionally `check(instance, reply) -> bool` for answers with several right forms,
@@ -114,11 +116,13 @@ class ScaffoldEnv:
         self.turns = 0
         self.done = True
 
-    def reset(self, seed):
+    def reset(self, seed, level=0):
         # the module-level random functions too, for generate() code that calls random.* instead of rng
         _envforge_random.seed(seed)
         rng = _envforge_random.Random(seed)
-        self.instance = generate(rng)
+        # generate(rng, level) builds a levelled family's instance at its level; generate(rng) has one level
+        takes_level = getattr(getattr(generate, "__code__", None), "co_argcount", 1) >= 2
+        self.instance = generate(rng, level) if takes_level else generate(rng)
         self.answer = solve(self.instance)
         if self.answer is None:
             raise ValueError("solve(instance) returned None; it must return the correct answer")
