@@ -1,4 +1,5 @@
-import type { RoundReport } from "../spec/index.js";
+import { formatWindow } from "../core/curriculum/index.js";
+import type { LevelReport, RoundReport } from "../spec/index.js";
 
 const percent = (value: number | null) => (value === null ? "n/a" : `${Math.round(value * 100)}%`);
 const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(4)}`;
@@ -15,6 +16,9 @@ export function formatSummary(reports: readonly RoundReport[], details: { model:
       `round ${report.round}: ${plural(report.proposed, "design")} proposed, ${report.admitted} admitted${rejected ? ` (rejected: ${rejected})` : ""}; ` +
         `solver ${plural(report.solver.episodes, "episode")}, win rate ${percent(report.solver.winRateNoHint)} without hint, ${percent(report.solver.winRateHint)} with hint` +
         (report.solver.invalidActionRate == null ? "" : `, ${percent(report.solver.invalidActionRate)} of actions invalid`) +
+        (report.solver.signal === undefined || report.solver.signal.groups === 0
+          ? ""
+          : `, ${report.solver.signal.returnVariance} of ${plural(report.solver.signal.groups, "group")} with a learning signal`) +
         "; " +
         `designer mean reward ${report.designer.meanReward === null ? "n/a" : report.designer.meanReward.toFixed(2)}; ${report.seconds}s`,
     );
@@ -23,6 +27,7 @@ export function formatSummary(reports: readonly RoundReport[], details: { model:
       const turns = Object.entries(report.designer.admittedOnTurn ?? {}).map(([turn, count]) => `${count} on attempt ${Number(turn) + 1}`).join(", ");
       lines.push(`  admitted: ${names.join(", ")}${turns ? ` (${turns})` : ""}`);
     }
+    for (const level of report.levels ?? []) lines.push(`  ${formatLevelReport(level)}`);
     for (const [error, count] of Object.entries(report.errors)) lines.push(`  error x${count}: ${error}`);
   }
   const admitted = reports.reduce((total, report) => total + report.admitted, 0);
@@ -56,4 +61,15 @@ export function formatSummary(reports: readonly RoundReport[], details: { model:
   );
   lines.push(`store: ${details.out}/envforge.db  report: ${details.reportPath}`);
   return lines.join("\n");
+}
+
+/** One line of a round's level window: `number-guess levels [0, 1] of 7 -> [0, 2] (raised); level 0: 3/4 won, level 1: 1/4 won`. */
+export function formatLevelReport(level: LevelReport): string {
+  const window = (range: readonly [number, number]) => formatWindow({ low: range[0], high: range[1] });
+  const moved = level.next[1] > level.window[1] ? " (raised)" : " (unchanged)";
+  const played = Object.entries(level.byLevel)
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([at, tally]) => `level ${at}: ${tally.wins}/${tally.episodes} won`)
+    .join(", ");
+  return `${level.name} levels ${window(level.window)} of ${level.count} -> ${window(level.next)}${moved}${played ? `; ${played}` : ""}`;
 }

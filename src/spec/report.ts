@@ -19,7 +19,20 @@ export interface RoundReport {
      * null when no action was played. Absent in reports written before it existed.
      */
     readonly invalidActionRate?: number | null;
+    /**
+     * Learning signal of the round's Solver groups (plays of one environment under one hint condition):
+     * groups of at least two episodes, those whose returns differ, those that differ only in the
+     * invalid-action or sandbox-cut penalty, those all equal, and `returnVariance / groups`.
+     * Absent in reports written before levels.
+     */
+    readonly signal?: { readonly groups: number; readonly returnVariance: number; readonly penaltyOnly: number; readonly constant: number; readonly fraction: number | null };
   };
+  /**
+   * The level window of every levelled environment the Solver played this round (the level
+   * controller, config `levels`): the window the round sampled from, the one the next round
+   * samples from, and the no-hint episodes and wins per level. Absent in older reports.
+   */
+  readonly levels?: readonly LevelReport[];
   readonly designer: {
     readonly meanReward: number | null;
     /** Attempts per design, repair turns included (absent in reports written before repair turns). */
@@ -59,4 +72,18 @@ export interface RoundReport {
   readonly seconds: number;
   /** Wall-clock seconds per phase (a phase skipped on resume counts 0). */
   readonly phaseSeconds?: { readonly solver: number; readonly designer: number; readonly training: number };
+}
+
+/** One levelled environment's level window in a round ({@link RoundReport.levels}). */
+export interface LevelReport {
+  readonly environmentId: string;
+  readonly name: string;
+  /** Declared levels. */
+  readonly count: number;
+  /** Window `[low, high]` the round sampled from. */
+  readonly window: readonly [number, number];
+  /** Window after the round's episodes (what the next round samples from). */
+  readonly next: readonly [number, number];
+  /** No-hint Solver episodes and wins by level played, keys are levels. */
+  readonly byLevel: Readonly<Record<string, { readonly episodes: number; readonly wins: number }>>;
 }

@@ -12,3 +12,4 @@ export * from "./conversation-trajectories.js";
 export * from "./build-datum.js";
 export * from "./off-policy.js";
 export * from "./diagnostics.js";
+export * from "./solver-signal.js";

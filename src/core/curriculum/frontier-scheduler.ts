@@ -1,4 +1,5 @@
 import type { EnvironmentRecord, FrontierProbeRecord, Store } from "../../spec/index.js";
+import { climbLadder, reachesThreshold, startLadder, type LadderRule } from "./ladder.js";
 
 /** Settings of the frontier scheduler. */
 export interface FrontierSettings {
@@ -18,26 +19,44 @@ export interface ScheduledLineage {
 export type FrontierProbe = (environmentId: string, lineageId: string, generation: number) => Promise<{ readonly wins: number; readonly rollouts: number }>;
 
 /**
+ * The frontier scheduler as a {@link LadderRule} on the generation axis: each
+ * probe is judged on its own (`minSamples` 1) at the rate `releaseWins /
+ * rollouts` (6/8), and only the frontier generation is in play (`window` 1).
+ * The level controller is the same ladder on the level axis.
+ */
+export function frontierRule(settings: FrontierSettings): LadderRule {
+  return { threshold: settings.releaseWins / settings.rollouts, minSamples: 1, window: 1 };
+}
+
+/**
  * Whether a probe releases the next generation (environment evolution,
  * frontier scheduler: release at a pass rate of at least 6/8). The rate is
  * compared as `wins / rollouts ≥ releaseWins / settings.rollouts`, so a probe
  * with a different rollout count is judged by the same rate.
  */
 export function releases(wins: number, rollouts: number, settings: FrontierSettings): boolean {
-  return rollouts > 0 && wins * settings.rollouts >= settings.releaseWins * rollouts;
+  return reachesThreshold(wins, rollouts, frontierRule(settings).threshold);
 }
 
 /**
  * Current frontier generation of every lineage, from the stored probes alone
- * (so the state survives restarts): 0 (the seed) plus one per probe that
- * released its generation, never past the lineage's last generation.
+ * (so the state survives restarts): the lineage's ladder ({@link climbLadder}
+ * with {@link frontierRule}) climbed by its probes in stored order, each probe
+ * a batch of `rollouts` outcomes at its generation of which `released`
+ * decided the step; never past the lineage's last generation.
  */
 export function frontierGenerations(lineages: readonly ScheduledLineage[], probes: readonly FrontierProbeRecord[]): Map<string, number> {
   const frontiers = new Map<string, number>();
+  // the stored verdict decides (a probe stored with released: true moves the frontier whatever the settings are now)
+  const rule: LadderRule = { threshold: 1, minSamples: 1, window: 1 };
   for (const lineage of lineages) {
     const last = Math.max(0, lineage.environmentIds.length - 1);
-    const released = probes.filter((probe) => probe.lineageId === lineage.lineageId && probe.released).map((probe) => probe.generation + 1);
-    frontiers.set(lineage.lineageId, Math.min(last, Math.max(0, ...released)));
+    let state = startLadder();
+    for (const probe of probes) {
+      if (probe.lineageId !== lineage.lineageId) continue;
+      state = climbLadder(state, [{ rung: probe.generation, won: probe.released }], rule, last).state;
+    }
+    frontiers.set(lineage.lineageId, state.high);
   }
   return frontiers;
 }

@@ -1,4 +1,5 @@
 import type { EnvironmentScores, EnvPackage, Episode, LanguageModel, Sandbox } from "../../spec/index.js";
+import { sampleLevel, type LevelWindow } from "../curriculum/index.js";
 import { hintRegret, mean } from "../rewards/index.js";
 import { episodesOf, playEpisodeJobs, type EpisodeJob } from "../rollout/index.js";
 import { deriveSeed } from "./sampling.js";
@@ -26,9 +27,11 @@ export interface HintPlays {
 /**
  * The episodes of {@link playWithAndWithoutHint} as jobs: `plays` without the hint, then
  * `plays` with it, episode and sampling seeds derived from `seedBase` (so a rerun plays the
- * same instances, in any completion order).
+ * same instances, in any completion order). In a levelled family each play's level is drawn
+ * uniformly from `window` (RLVE; the same level for play p with and without the hint, so the
+ * two conditions of SPADE's regret compare like with like), level 0 without a window.
  */
-export function hintPlayJobs(pkg: EnvPackage, model: LanguageModel, settings: SolverPlaySettings, seedBase: string): EpisodeJob[] {
+export function hintPlayJobs(pkg: EnvPackage, model: LanguageModel, settings: SolverPlaySettings, seedBase: string, window?: Pick<LevelWindow, "low" | "high">): EpisodeJob[] {
   const program = { envSource: pkg.envSource, oracleSource: null };
   return [false, true].flatMap((hint) =>
     Array.from({ length: settings.plays }, (_, play): EpisodeJob => ({
@@ -43,9 +46,16 @@ export function hintPlayJobs(pkg: EnvPackage, model: LanguageModel, settings: So
           seed: deriveSeed(seedBase, "sampling", hint ? 1 : 0, play),
           format: settings.format,
         }),
-      options: { maxTurns: settings.maxTurns },
+      options: { maxTurns: settings.maxTurns, ...levelOption(pkg, window, seedBase, play) },
     })),
   );
+}
+
+/** The `level` option of play `play`: uniform in `window` for a levelled family, none otherwise. */
+function levelOption(pkg: EnvPackage, window: Pick<LevelWindow, "low" | "high"> | undefined, seedBase: string, play: number): { level?: number } {
+  if (pkg.manifest.levels === undefined) return {};
+  if (window === undefined) return { level: 0 };
+  return { level: sampleLevel(window, deriveSeed(seedBase, "level", play) / 2 ** 32) };
 }
 
 /** Splits the episodes of {@link hintPlayJobs} (in job order) into the two conditions. */
@@ -59,7 +69,8 @@ export function splitHintPlays(episodes: readonly Episode[]): HintPlays {
  * (SPADE: both conditions at the same policy version), `settings.concurrency` episodes at
  * a time. Seeds derive from `seedBase`, so a rerun plays the same instances. Sandbox and
  * model failures end single episodes (recorded in `failure`), never the call; after a
- * sandbox failure the next episode gets a fresh session ({@link playEpisodeJobs}).
+ * sandbox failure the next episode gets a fresh session ({@link playEpisodeJobs}). In a
+ * levelled family the plays' levels are drawn from `window` (see {@link hintPlayJobs}).
  */
 export async function playWithAndWithoutHint(
   pkg: EnvPackage,
@@ -67,8 +78,9 @@ export async function playWithAndWithoutHint(
   sandbox: Sandbox,
   settings: SolverPlaySettings,
   seedBase: string,
+  window?: Pick<LevelWindow, "low" | "high">,
 ): Promise<HintPlays> {
-  const jobs = hintPlayJobs(pkg, model, settings, seedBase);
+  const jobs = hintPlayJobs(pkg, model, settings, seedBase, window);
   const outcomes = await playEpisodeJobs(sandbox, jobs, { concurrency: settings.concurrency ?? 1 });
   return splitHintPlays(episodesOf(jobs, outcomes));
 }

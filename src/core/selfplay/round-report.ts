@@ -1,4 +1,6 @@
-import type { DesignRecord, EpisodeRecord, RoundReport } from "../../spec/index.js";
+import type { DesignRecord, EnvironmentRecord, EpisodeRecord, LevelReport, RoundReport } from "../../spec/index.js";
+import type { LevelWindow } from "../curriculum/index.js";
+import { solverSignal } from "../advantages/index.js";
 import { designFunnel } from "./design-funnel.js";
 
 /** Inputs of {@link buildRoundReport} beyond the stored records. */
@@ -10,6 +12,8 @@ export interface RoundReportExtras {
   readonly phaseSeconds?: RoundReport["phaseSeconds"];
   /** Names of the environments the round admitted (from the store). @default [] */
   readonly admittedNames?: readonly string[];
+  /** The level windows of the round's levelled environments (`levelReports`). @default [] */
+  readonly levels?: readonly LevelReport[];
 }
 
 /**
@@ -52,7 +56,8 @@ export function buildRoundReport(
     proposed: designs.length,
     admitted: designs.filter((design) => design.environmentId !== null).length,
     rejected,
-    solver: { episodes: episodes.length, winRateNoHint: winRate(false), winRateHint: winRate(true), invalidActionRate },
+    solver: { episodes: episodes.length, winRateNoHint: winRate(false), winRateHint: winRate(true), invalidActionRate, signal: solverSignal(episodes) },
+    levels: extras.levels ?? [],
     designer: {
       meanReward: answered.length === 0 ? null : answered.reduce((total, design) => total + design.reward, 0) / answered.length,
       meanAttempts: funnel.designs === 0 ? null : funnel.meanAttempts,
@@ -70,4 +75,32 @@ export function buildRoundReport(
 function count(into: Record<string, number>, message: string): void {
   const key = message.length > 400 ? `${message.slice(0, 397)}...` : message;
   into[key] = (into[key] ?? 0) + 1;
+}
+
+/**
+ * The {@link LevelReport} of every levelled environment among `environments`
+ * that the round's Solver phase played: its window before (`before`) and after
+ * (`after`) the round, and the no-hint Solver episodes and wins per level.
+ */
+export function levelReports(
+  environments: readonly EnvironmentRecord[],
+  episodes: readonly EpisodeRecord[],
+  before: ReadonlyMap<string, LevelWindow>,
+  after: ReadonlyMap<string, LevelWindow>,
+): LevelReport[] {
+  const played = new Set(episodes.filter((record) => record.role === "solver").map((record) => record.environmentId));
+  return environments.flatMap((environment): LevelReport[] => {
+    const window = before.get(environment.id);
+    const next = after.get(environment.id);
+    if (!played.has(environment.id) || environment.package.manifest.levels === undefined || window === undefined || next === undefined) return [];
+    const byLevel: Record<string, { episodes: number; wins: number }> = {};
+    for (const record of episodes) {
+      if (record.environmentId !== environment.id || record.role !== "solver" || record.hint) continue;
+      const key = String(record.episode.level ?? 0);
+      const entry = (byLevel[key] ??= { episodes: 0, wins: 0 });
+      entry.episodes += 1;
+      if (record.episode.won) entry.wins += 1;
+    }
+    return [{ environmentId: environment.id, name: environment.package.manifest.name, count: window.count, window: [window.low, window.high], next: [next.low, next.high], byLevel }];
+  });
 }

@@ -2,7 +2,7 @@ import type { Config } from "../../config/index.js";
 import type { CorpusDocument, Datum, DesignRecord, Episode, EpisodeRecord, LanguageModel, RoundReport, Sandbox, SandboxOutcome, Store, Trainer } from "../../spec/index.js";
 import { lossConfig } from "../advantages/index.js";
 import type { AdmissionGate, AdmissionResources } from "../admission/index.js";
-import { frontierPool } from "../curriculum/index.js";
+import { formatWindow, frontierPool, storedLevelWindows, updateWindow } from "../curriculum/index.js";
 import { EMPTY_LEARNING_POTENTIAL, type LearningPotentialState } from "../rewards/index.js";
 import { episodesOf, playEpisodeJobs, seededRandom } from "../rollout/index.js";
 import { hintPlayJobs, splitHintPlays } from "./calibrate.js";
@@ -11,7 +11,7 @@ import { solverProbe } from "./solver-rollouts.js";
 import { ensureProbeBaseline, measureProbe } from "./logprob-probe.js";
 import { runDesignStep } from "./design-step.js";
 import type { ProgressListener } from "./progress.js";
-import { buildRoundReport } from "./round-report.js";
+import { buildRoundReport, levelReports } from "./round-report.js";
 import { deriveSeed, sampleWithoutReplacement } from "./sampling.js";
 import { runTrainingStep } from "./training-step.js";
 import { readHoldout, withoutHoldout } from "../holdout/index.js";
@@ -89,7 +89,11 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
     progress.phaseStarted?.(round, "solver", chosen.length);
     // every episode of the phase is one job, played solver.concurrency at a time; results come back in job order
     const settings = { plays: config.plays, ...config.solver };
-    const jobsOf = chosen.map((environment) => hintPlayJobs(environment.package, deps.model, settings, `${config.seed}/${round}/solver/${environment.id}`));
+    // each levelled environment's window from the controller (RLVE), replayed from the stored rounds
+    const windows = storedLevelWindows(store, chosen, round, config.levels);
+    const jobsOf = chosen.map((environment) =>
+      hintPlayJobs(environment.package, deps.model, settings, `${config.seed}/${round}/solver/${environment.id}`, windows.get(environment.id)),
+    );
     const jobs = jobsOf.flat();
     const environmentOf = jobsOf.flatMap((group, index) => group.map(() => index));
     const left = jobsOf.map((group) => group.length);
@@ -99,7 +103,9 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
       if (outcome.kind === "ok" && outcome.value.won) wins[index] = (wins[index] ?? 0) + 1;
       left[index] = (left[index] ?? 1) - 1;
       const environment = chosen[index];
-      if (left[index] === 0 && environment !== undefined) progress.unitDone?.(round, "solver", `${environment.package.manifest.name}: ${wins[index]}/${config.plays * 2} won`);
+      const window = environment === undefined || environment.package.manifest.levels === undefined ? undefined : windows.get(environment.id);
+      const levels = window === undefined ? "" : ` at levels ${formatWindow(window)} of ${window.count}`;
+      if (left[index] === 0 && environment !== undefined) progress.unitDone?.(round, "solver", `${environment.package.manifest.name}: ${wins[index]}/${config.plays * 2} won${levels}`);
     };
     const played = episodesOf(jobs, await playEpisodeJobs(deps.sandbox, jobs, { concurrency: config.solver.concurrency, onEpisode }));
     const episodes: EpisodeRecord[] = [];
@@ -113,6 +119,12 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
       }
     });
     store.saveSolverPhase(round, episodes);
+    for (const environment of chosen) {
+      const window = windows.get(environment.id);
+      if (window === undefined || environment.package.manifest.levels === undefined) continue;
+      const next = updateWindow(window, round, episodes, config.levels);
+      if (next.high !== window.high) progress.notice?.(`round ${round}: ${environment.package.manifest.name} level window ${formatWindow(window)} -> ${formatWindow(next)}`);
+    }
   } else {
     progress.notice?.(`round ${round}: solver phase already stored, skipping it`);
   }
@@ -203,6 +215,12 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
     seconds: seconds(started),
     phaseSeconds: { solver: solverSeconds, designer: designerSeconds, training: seconds(trainingStarted) },
     admittedNames: admittedNamesOf(designs, store),
+    levels: levelReports(
+      store.listEnvironments(),
+      episodes,
+      storedLevelWindows(store, store.listEnvironments(), round, config.levels),
+      storedLevelWindows(store, store.listEnvironments(), round + 1, config.levels),
+    ),
   });
   store.finishRound(round, report);
   return report;
