@@ -1,9 +1,15 @@
 import { z } from "zod";
 import { episodeReturn } from "../core/rollout/index.js";
-import { ServeRequestError, type EnvSession, type Sandbox, type SandboxOutcome, type StepResult } from "../spec/index.js";
+import { resetLevel, ServeRequestError, type EnvSession, type Sandbox, type SandboxOutcome, type StepResult } from "../spec/index.js";
 import type { EnvironmentCatalog, ServedEnvironment } from "./catalog.js";
 
-/** `POST /v1/episodes` body: whole episodes, each an environment (id or name), a seed and the actions to play in order. */
+/** A level argument of a batch item: an integer; the environment's manifest decides which levels exist (absent: level 0). */
+const level = z.number().int().optional();
+
+/**
+ * `POST /v1/episodes` body: whole episodes, each an environment (id or name), a seed, optionally
+ * a level (default 0), and the actions to play in order.
+ */
 export const EpisodesRequestSchema = z
   .object({
     episodes: z
@@ -12,6 +18,7 @@ export const EpisodesRequestSchema = z
           .object({
             env: z.string().min(1).max(200),
             seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+            level,
             actions: z.array(z.string()).max(200),
           })
           .strict(),
@@ -20,11 +27,11 @@ export const EpisodesRequestSchema = z
   })
   .strict();
 
-/** `POST /v1/verify` body: answers to single-turn instances (the instance is the environment's reset at `seed`). */
+/** `POST /v1/verify` body: answers to single-turn instances (the instance is the environment's reset at `seed` and `level`, default 0). */
 export const VerifyRequestSchema = z
   .object({
     answers: z
-      .array(z.object({ env: z.string().min(1).max(200), seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), answer: z.string() }).strict())
+      .array(z.object({ env: z.string().min(1).max(200), seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), level, answer: z.string() }).strict())
       .min(1),
   })
   .strict();
@@ -50,6 +57,8 @@ export interface PlayedEpisode {
   readonly envId: string;
   readonly envName: string;
   readonly seed: number;
+  /** The level the instance was built at (levelled families only, as `Episode.level`). */
+  readonly level?: number;
   readonly initialObservation: string;
   readonly steps: readonly PlayedStep[];
   readonly return: number;
@@ -63,6 +72,8 @@ export interface PlayedEpisode {
 export interface Verification {
   readonly envId: string;
   readonly seed: number;
+  /** The level the instance was built at (levelled families only). */
+  readonly level?: number;
   /** The step reward of the answer. */
   readonly reward: number;
   /** reward clipped to the range reaches `passThreshold`. */
@@ -98,21 +109,24 @@ export class EpisodeRunner {
   ) {}
 
   /**
-   * Plays every episode of a request, in order.
+   * Plays every episode of a request, in order. Every item is checked before any plays.
    * @throws ServeRequestError `invalid_request` (too many episodes), `unknown_environment`, `ambiguous_environment`, `action_too_large`
+   * @throws LevelOutOfRangeError when an item's level is not one of its environment's levels
    */
   async play(request: z.infer<typeof EpisodesRequestSchema>): Promise<PlayedEpisode[]> {
     this.checkCount(request.episodes.length);
     const resolved = request.episodes.map((episode) => {
       for (const action of episode.actions) this.checkAction(action);
-      return { ...episode, environment: this.catalog.resolve(episode.env) };
+      const environment = this.catalog.resolve(episode.env);
+      return { ...episode, environment, level: resetLevel(environment.package.manifest, episode.level) };
     });
-    return Promise.all(resolved.map((episode) => this.slot(() => this.playOne(episode.environment, episode.seed, episode.actions))));
+    return Promise.all(resolved.map((episode) => this.slot(() => this.playOne(episode.environment, episode.seed, episode.level, episode.actions))));
   }
 
   /**
    * Scores every answer of a request, in order.
    * @throws ServeRequestError `not_supported` when an environment is multi-turn, and as {@link play}
+   * @throws LevelOutOfRangeError as {@link play}
    */
   async verify(request: z.infer<typeof VerifyRequestSchema>): Promise<Verification[]> {
     this.checkCount(request.answers.length);
@@ -122,12 +136,12 @@ export class EpisodeRunner {
       if (environment.package.manifest.interaction !== "single-turn") {
         throw new ServeRequestError("not_supported", `${environment.name} is a multi-turn environment: play it with POST /v1/episodes or a session`);
       }
-      return { ...item, environment };
+      return { ...item, environment, level: resetLevel(environment.package.manifest, item.level) };
     });
     return Promise.all(
       resolved.map((item) =>
         this.slot(async (): Promise<Verification> => {
-          const played = await this.playOne(item.environment, item.seed, [item.answer]);
+          const played = await this.playOne(item.environment, item.seed, item.level, [item.answer]);
           const step = played.steps[0];
           const manifest = item.environment.package.manifest;
           const reward = step?.reward ?? 0;
@@ -135,6 +149,7 @@ export class EpisodeRunner {
           return {
             envId: item.environment.id,
             seed: item.seed,
+            ...(item.level === undefined ? {} : { level: item.level }),
             reward,
             correct: played.failure === undefined && step !== undefined && clipped >= manifest.passThreshold,
             observation: step?.observation ?? "",
@@ -158,16 +173,17 @@ export class EpisodeRunner {
     }
   }
 
-  private async playOne(environment: ServedEnvironment, seed: number, actions: readonly string[]): Promise<PlayedEpisode> {
+  /** @param level what `reset` gets ({@link resetLevel}: undefined for a family of one level) */
+  private async playOne(environment: ServedEnvironment, seed: number, level: number | undefined, actions: readonly string[]): Promise<PlayedEpisode> {
     const manifest = environment.package.manifest;
     const played = actions.slice(0, manifest.maxTurns);
-    const base = { envId: environment.id, envName: environment.name, seed };
+    const base = { envId: environment.id, envName: environment.name, seed, ...(level === undefined ? {} : { level }) };
     const opened = await this.sandbox.open({ envSource: environment.package.envSource, oracleSource: null, rewardRange: manifest.rewardRange });
     if (opened.kind !== "ok") {
       return { ...base, initialObservation: "", steps: [], return: episodeReturn([], manifest.rewardRange), won: false, terminated: false, truncated: false, failure: { kind: opened.kind, message: opened.message } };
     }
     try {
-      const run = await runActions(opened.value, seed, played);
+      const run = await runActions(opened.value, seed, level, played);
       const steps: PlayedStep[] = run.steps.map((step, index) => ({ action: played[index] as string, ...step }));
       const last = steps.at(-1);
       const terminated = last?.terminated ?? false;
@@ -209,15 +225,16 @@ export class EpisodeRunner {
 async function runActions(
   session: EnvSession,
   seed: number,
+  level: number | undefined,
   actions: readonly string[],
 ): Promise<{ initialObservation: string; steps: StepResult[]; failure: { kind: string; message: string } | null }> {
   if (session.runActions !== undefined) {
-    const run = await session.runActions(seed, actions);
+    const run = await session.runActions(seed, actions, level);
     if (run.kind === "ok") return { initialObservation: run.value.initialObservation, steps: [...run.value.steps], failure: null };
     // a slow failure is not played twice; a fast one (a crash, a bad reply) is replayed call by call to keep the steps before it
     if (run.kind === "timeout" || run.kind === "cpu_limit" || run.kind === "memory_limit") return { initialObservation: "", steps: [], failure: failureOf(run) };
   }
-  const reset = await session.reset(seed);
+  const reset = await session.reset(seed, level);
   if (reset.kind !== "ok") return { initialObservation: "", steps: [], failure: failureOf(reset) };
   const steps: StepResult[] = [];
   for (const action of actions) {

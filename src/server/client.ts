@@ -53,13 +53,13 @@ export class EnvironmentServerClient {
     return (await this.request("GET", `/v1/envs/${encodeURIComponent(reference)}`)) as EnvironmentSummary & { package: EnvPackageDocument };
   }
 
-  /** `POST /v1/episodes`: whole episodes from action lists, in order. */
-  async playEpisodes(episodes: readonly { env: string; seed: number; actions: readonly string[] }[]): Promise<PlayedEpisode[]> {
+  /** `POST /v1/episodes`: whole episodes from action lists, in order (`level` default 0). */
+  async playEpisodes(episodes: readonly { env: string; seed: number; level?: number; actions: readonly string[] }[]): Promise<PlayedEpisode[]> {
     return ((await this.request("POST", "/v1/episodes", { episodes })) as { episodes: PlayedEpisode[] }).episodes;
   }
 
-  /** `POST /v1/verify`: scores of answers to single-turn instances, in order. */
-  async verify(answers: readonly { env: string; seed: number; answer: string }[]): Promise<Verification[]> {
+  /** `POST /v1/verify`: scores of answers to single-turn instances, in order (`level` default 0). */
+  async verify(answers: readonly { env: string; seed: number; level?: number; answer: string }[]): Promise<Verification[]> {
     return ((await this.request("POST", "/v1/verify", { answers })) as { results: Verification[] }).results;
   }
 
@@ -134,9 +134,14 @@ export class OpenEnvSessionClient {
     return new OpenEnvSessionClient(connection, options.timeoutMs ?? 60_000);
   }
 
-  /** Starts an episode of `env` (id or name; optional on a one-environment server) at `seed` (random when absent). */
-  async reset(options: { env?: string; seed?: number; episodeId?: string } = {}): Promise<StepPayload> {
-    const data = { ...(options.env === undefined ? {} : { env: options.env }), ...(options.seed === undefined ? {} : { seed: options.seed }), ...(options.episodeId === undefined ? {} : { episode_id: options.episodeId }) };
+  /** Starts an episode of `env` (id or name; optional on a one-environment server) at `seed` (random when absent) and `level` (0 when absent). */
+  async reset(options: { env?: string; seed?: number; level?: number; episodeId?: string } = {}): Promise<StepPayload> {
+    const data = {
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(options.seed === undefined ? {} : { seed: options.seed }),
+      ...(options.level === undefined ? {} : { level: options.level }),
+      ...(options.episodeId === undefined ? {} : { episode_id: options.episodeId }),
+    };
     return (await this.call({ type: "reset", data }, "observation")) as StepPayload;
   }
 

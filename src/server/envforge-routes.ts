@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { toPackageDocument } from "../adapters/package-files/index.js";
-import { ServeRequestError } from "../spec/index.js";
+import { levelCount, ServeRequestError } from "../spec/index.js";
 import type { EnvironmentCatalog, ServedEnvironment } from "./catalog.js";
 import { EpisodesRequestSchema, VerifyRequestSchema, type EpisodeRunner } from "./batch-episodes.js";
 import type { Route } from "./router.js";
@@ -29,6 +29,11 @@ export interface EnvironmentSummary {
   readonly maxTurns: number;
   readonly rewardRange: readonly [number, number];
   readonly passThreshold: number;
+  /**
+   * The environment's levels: `count` (reset data `{"level": 0..count−1}`) and what a higher level
+   * changes; a family of one level is `{ count: 1, description: null }`.
+   */
+  readonly levels: { readonly count: number; readonly description: string | null };
   readonly origin: "seed" | "designer" | "evolution";
   readonly scores: ServedEnvironment["scores"];
   readonly round: number | null;
@@ -48,6 +53,7 @@ export function summarise(environment: ServedEnvironment): EnvironmentSummary {
     maxTurns: manifest.maxTurns,
     rewardRange: manifest.rewardRange,
     passThreshold: manifest.passThreshold,
+    levels: { count: levelCount(manifest), description: manifest.levels?.description ?? null },
     origin: manifest.provenance.origin,
     scores: environment.scores,
     round: environment.round,

@@ -3,7 +3,8 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer } from "../testing/serve-fixtures.js";
+import { loadPackageFolder, loadSeedPackages } from "../adapters/package-files/index.js";
+import { startTestServer, testEnvironments } from "../testing/serve-fixtures.js";
 
 // Drives the server with the real openenv-core client (pinned in scripts/openenv-requirements.txt,
 // installed into .venv-openenv by scripts/setup.sh), on 127.0.0.1 only.
@@ -11,6 +12,7 @@ import { startTestServer } from "../testing/serve-fixtures.js";
 const run = promisify(execFile);
 const PYTHON = fileURLToPath(new URL("../../.venv-openenv/bin/python", import.meta.url));
 const DRIVER = fileURLToPath(new URL("./openenv_client_drive.py", import.meta.url));
+const LEVEL_SUM = fileURLToPath(new URL("../../fixtures/levelled-envs/level-sum", import.meta.url));
 const skipped = process.env.ENVFORGE_SKIP_OPENENV === "1";
 
 async function drive(url: string, token?: string): Promise<Record<string, unknown>> {
@@ -23,7 +25,7 @@ describe.skipIf(skipped)("environment server with openenv-core's own client", ()
   let test: Awaited<ReturnType<typeof startTestServer>>;
   const token = "openenv-client-test-token-0123";
   beforeAll(async () => {
-    test = await startTestServer({ tokens: [token] });
+    test = await startTestServer({ tokens: [token], packages: [...testEnvironments(), ...loadSeedPackages(), loadPackageFolder(LEVEL_SUM)] });
   });
   afterAll(() => test.stop());
 
@@ -39,6 +41,8 @@ describe.skipIf(skipped)("environment server with openenv-core's own client", ()
     expect(report.unknown_env).toMatch(/\(code: VALIDATION_ERROR\)/);
     expect(report.bad_action).toMatch(/\(code: VALIDATION_ERROR\)/);
     expect(report.after_errors).toBe(1);
+    expect(report.levelled).toMatchObject({ level: 2, state_level: 2, text: expect.stringMatching(/^Level 2\. Add these numbers: \d( \+ \d){3}\./) });
+    expect(report.level_out_of_range).toMatch(/level 99 is outside level-sum's levels: 0\.\.3.*\(code: VALIDATION_ERROR\)/);
     expect(report.typed).toEqual({ first: "hello 9", second: "echo hi", turn: 1 });
   });
 

@@ -20,8 +20,8 @@ const StateQuerySchema = z.object({ episode_id: z.string().min(1).max(255) }).st
 const MetadataQuerySchema = z.object({ env: z.string().min(1).max(200).optional() }).strict();
 
 /**
- * OpenEnv's HTTP routes. `GET /health`, `GET /metadata` (OpenEnv's `EnvironmentMetadata`;
- * `?env=` for one environment's), `GET /schema`; and `POST /reset`, `POST /step`, `GET /state`,
+ * OpenEnv's HTTP routes. `GET /health`, `GET /metadata` (OpenEnv's `EnvironmentMetadata`, whose
+ * keys are fixed: `?env=` for one environment's, its levels said in the description), `GET /schema`; and `POST /reset`, `POST /step`, `GET /state`,
  * which in OpenEnv play a throw-away environment per request but here hold an HTTP episode:
  * `/reset` answers the episode id in `observation.metadata.episode_id`, and `/step` (body
  * `{ "action": {"message": …}, "episode_id": … }`) and `/state?episode_id=` continue it.
@@ -41,9 +41,10 @@ export function openEnvRoutes(parts: OpenEnvRouteParts): Route[] {
         if (query.env !== undefined) {
           const environment = parts.catalog.resolve(query.env);
           const manifest = environment.package.manifest;
+          const levels = manifest.levels === undefined ? "" : ` Levels: ${manifest.levels.count} (reset data {"level": 0..${manifest.levels.count - 1}}; default 0): ${manifest.levels.description}.`;
           return {
             status: 200,
-            body: { name: environment.name, description: `${manifest.title}. ${manifest.description}`, readme_content: null, version: environment.id, author: null, documentation_url: null },
+            body: { name: environment.name, description: `${manifest.title}. ${manifest.description}${levels}`, readme_content: null, version: environment.id, author: null, documentation_url: null },
           };
         }
         const names = parts.catalog.all().map((environment) => environment.name);
@@ -51,7 +52,7 @@ export function openEnvRoutes(parts: OpenEnvRouteParts): Route[] {
           status: 200,
           body: {
             name: "envforge",
-            description: `envforge environment server: ${names.length} environment(s) (${names.slice(0, 20).join(", ")}${names.length > 20 ? ", …" : ""}); choose one with reset data {"env": <id or name>}; actions are {"message": <text>}`,
+            description: `envforge environment server: ${names.length} environment(s) (${names.slice(0, 20).join(", ")}${names.length > 20 ? ", …" : ""}); choose one with reset data {"env": <id or name>} (and {"level": <n>} for a levelled one; GET /v1/envs lists each one's levels); actions are {"message": <text>}`,
             readme_content: null,
             version: parts.version,
             author: null,

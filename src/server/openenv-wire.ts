@@ -22,14 +22,17 @@ export type OpenEnvErrorCode = (typeof OPENENV_ERROR_CODES)[number];
  * OpenEnv's `ResetRequest`: `seed` (integer ≥ 0; absent or null = a random one) and
  * `episode_id` (≤ 255 characters; absent = a generated one), plus envforge's `env`: the id or
  * name of the environment to play (needed when the server hosts several and the session has
- * none yet). Other keys are accepted and ignored, as OpenEnv does for parameters the
- * environment's `reset` does not take.
+ * none yet), and `level`: the level to build the instance at (an integer; absent or null =
+ * level 0; the environment's manifest decides which levels exist, `GET /v1/envs` lists them, and
+ * a level outside them is refused naming the range). Other keys are accepted and ignored, as
+ * OpenEnv does for parameters the environment's `reset` does not take.
  */
 export const ResetDataSchema = z
   .object({
     seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullish(),
     episode_id: z.string().min(1).max(255).nullish(),
     env: z.string().min(1).max(200).optional(),
+    level: z.number().int().nullish(),
   })
   .loose();
 
@@ -72,6 +75,8 @@ export const ObservationSchema = z
         env_name: z.string(),
         episode_id: z.string(),
         seed: z.number().int(),
+        /** The level the instance was built at; present for levelled families only (as `Episode.level`). */
+        level: z.number().int().min(0).optional(),
         step: z.number().int().min(0),
         terminated: z.boolean(),
         truncated: z.boolean(),
@@ -98,7 +103,8 @@ export interface StepPayload {
 
 /**
  * A session's state (OpenEnv's `State`: `episode_id`, `step_count`, and extra fields): the
- * environment, seed, whether the episode is over and the sum of its step rewards so far.
+ * environment, seed, level (null before a reset and for a family of one level), whether the
+ * episode is over and the sum of its step rewards so far.
  */
 export const StateSchema = z
   .object({
@@ -108,6 +114,7 @@ export const StateSchema = z
     env_id: z.string().nullable(),
     env_name: z.string().nullable(),
     seed: z.number().int().nullable(),
+    level: z.number().int().min(0).nullable(),
     done: z.boolean(),
     terminated: z.boolean(),
     truncated: z.boolean(),

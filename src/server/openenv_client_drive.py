@@ -70,6 +70,10 @@ def main() -> None:
         report["unknown_env"] = error_text(lambda: env.reset(env="no-such-env"))
         report["bad_action"] = error_text(lambda: (env.reset(env="echo", seed=1), env.step({"text": "wrong key"})))
         report["after_errors"] = env.step({"message": "win"}).reward
+        # levels: reset data {"level": n} builds that level's instance; one outside the range is a validation error
+        levelled = env.reset(env="level-sum", seed=3, level=2)
+        report["levelled"] = {"text": levelled.observation["text"], "level": levelled.observation["metadata"].get("level"), "state_level": env.state().get("level")}
+        report["level_out_of_range"] = error_text(lambda: env.reset(env="level-sum", seed=3, level=99))
 
     # a typed EnvClient subclass, async
     async def typed() -> Dict[str, Any]:

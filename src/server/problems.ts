@@ -1,10 +1,12 @@
-import { ServeRequestError, type ServeProblem } from "../spec/index.js";
+import { LevelOutOfRangeError, ServeRequestError, type ServeProblem } from "../spec/index.js";
 import type { ErrorData, OpenEnvErrorCode } from "./openenv-wire.js";
 
 /**
  * The one place a {@link ServeProblem} becomes an HTTP status and an OpenEnv WebSocket error
  * code. Client mistakes are 4xx / `VALIDATION_ERROR` or `SESSION_ERROR`; capacity, rate and drain
  * refusals are 429/503 / `CAPACITY_REACHED`; a broken environment program is `FACTORY_ERROR`.
+ * A level outside an environment's levels ({@link LevelOutOfRangeError}) is `invalid_request`
+ * (422 / `VALIDATION_ERROR`); see {@link asServeError}.
  */
 export const PROBLEM_ANSWERS: Readonly<Record<ServeProblem, { readonly status: number; readonly code: OpenEnvErrorCode }>> = {
   invalid_json: { status: 400, code: "INVALID_JSON" },
@@ -29,9 +31,14 @@ export const PROBLEM_ANSWERS: Readonly<Record<ServeProblem, { readonly status: n
   server_error: { status: 500, code: "EXECUTION_ERROR" },
 };
 
-/** Every thrown value as a {@link ServeRequestError}: anything else is a `server_error` (the message is kept generic). */
+/**
+ * Every thrown value as a {@link ServeRequestError}: a {@link LevelOutOfRangeError} is the
+ * client's `invalid_request` with its message (which names the environment's range); anything
+ * else is a `server_error` (the message is kept generic).
+ */
 export function asServeError(error: unknown): ServeRequestError {
   if (error instanceof ServeRequestError) return error;
+  if (error instanceof LevelOutOfRangeError) return new ServeRequestError("invalid_request", error.message, { cause: error });
   return new ServeRequestError("server_error", "the server failed to handle the request", { cause: error });
 }
 

@@ -1,5 +1,5 @@
 import { episodeReturn } from "../core/rollout/index.js";
-import { ServeRequestError, type EnvSession, type Sandbox, type SandboxFailureKind } from "../spec/index.js";
+import { resetLevel, ServeRequestError, type EnvSession, type Sandbox, type SandboxFailureKind } from "../spec/index.js";
 import type { EnvironmentCatalog, ServedEnvironment } from "./catalog.js";
 import { ActionSchema, ResetDataSchema, type Observation, type State, type StepPayload } from "./openenv-wire.js";
 import { parseRequest } from "./validation.js";
@@ -23,6 +23,8 @@ interface EpisodeState {
   readonly environment: ServedEnvironment;
   readonly episodeId: string;
   readonly seed: number;
+  /** The level `reset` got (levelled families), or undefined (a family of one level). */
+  readonly level: number | undefined;
   readonly rewards: number[];
   terminated: boolean;
   truncated: boolean;
@@ -72,20 +74,24 @@ export class ServedSession {
   }
 
   /**
-   * Starts an episode. `data` is OpenEnv's reset data: `seed`, `episode_id`, and envforge's `env`.
+   * Starts an episode. `data` is OpenEnv's reset data: `seed`, `episode_id`, and envforge's `env`
+   * and `level` (default 0; checked against the manifest's levels before the program loads).
    * @throws ServeRequestError `draining` (the server is shutting down), `invalid_request`, `unknown_environment`, `ambiguous_environment`, `environment_failed` (the program does not load)
+   * @throws LevelOutOfRangeError when `level` is not one of the environment's levels (answered as `invalid_request`, naming the range)
    */
   reset(data: unknown): Promise<StepPayload> {
     return this.queue(async () => {
       if (this.dependencies.isDraining?.() === true) throw new ServeRequestError("draining", "the server is shutting down and starts no new episode");
       const request = parseRequest(ResetDataSchema, data ?? {}, "reset data");
       const environment = request.env !== undefined ? this.dependencies.catalog.resolve(request.env) : (this.environment ?? this.onlyEnvironment());
+      const level = resetLevel(environment.package.manifest, request.level ?? undefined);
       const session = await this.sessionFor(environment);
       const seed = request.seed ?? this.dependencies.randomSeed();
       const episode: EpisodeState = {
         environment,
         episodeId: request.episode_id ?? this.dependencies.newId(),
         seed,
+        level,
         rewards: [],
         terminated: false,
         truncated: false,
@@ -93,7 +99,7 @@ export class ServedSession {
         done: false,
       };
       this.episode = episode;
-      const outcome = await session.reset(seed);
+      const outcome = await session.reset(seed, level);
       if (outcome.kind !== "ok") return this.cut(episode, { kind: outcome.kind, message: outcome.message });
       return { observation: this.observation(episode, outcome.value, {}), reward: 0, done: false };
     });
@@ -137,6 +143,7 @@ export class ServedSession {
       env_id: episode?.environment.id ?? this.environment?.id ?? null,
       env_name: episode?.environment.name ?? this.environment?.name ?? null,
       seed: episode?.seed ?? null,
+      level: episode?.level ?? null,
       done: episode?.done ?? false,
       terminated: episode?.terminated ?? false,
       truncated: episode?.truncated ?? false,
@@ -222,6 +229,7 @@ export class ServedSession {
         env_name: episode.environment.name,
         episode_id: episode.episodeId,
         seed: episode.seed,
+        ...(episode.level === undefined ? {} : { level: episode.level }),
         step: episode.rewards.length,
         terminated: episode.terminated,
         truncated: episode.truncated,
