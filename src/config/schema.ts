@@ -9,6 +9,7 @@ export const ADMISSION_GATE_NAMES = [
   "negative-controls",
   "scorer-contract",
   "hint",
+  "levels",
   "novelty",
   "decontamination",
   "self-review",
@@ -379,8 +380,10 @@ export const ConfigSchema = z
       .object({
         /**
          * Gates to run, in order (cheapest first); the pipeline stops at the first reject. Names: `static`,
-         * `executable`, `deterministic`, `oracle`, `negative-controls`, `scorer-contract`, `hint`, `self-review`,
-         * `novelty`, `decontamination`, `calibration`. @default all eleven, in that order
+         * `executable`, `deterministic`, `oracle`, `negative-controls`, `scorer-contract`, `hint`, `levels`,
+         * `novelty`, `decontamination`, `self-review`, `calibration`. In a levelled family `executable` …
+         * `hint` check every declared level, and `levels` checks that the levels differ and grow harder.
+         * @default all twelve, in that order
          */
         gates: z.array(z.enum(ADMISSION_GATE_NAMES)).min(1).default([...ADMISSION_GATE_NAMES]),
         /** Gates to leave out of `gates` (CLI `envforge admit --skip`). @default [] */
@@ -391,6 +394,11 @@ export const ConfigSchema = z
         probeSeeds: z.number().int().min(1).max(64).default(3),
         /** Episode seeds of the deterministic, oracle, negative-control, scorer-contract and hint gates (0..n−1). @default 8 */
         seeds: z.number().int().min(2).max(64).default(8),
+        /**
+         * Relative drop of the off-policy difficulty D (oracle turns × first-observation characters, mean over
+         * the gate seeds) from one level to the next that the levels gate still accepts as noise. @default 0.05
+         */
+        levelTolerance: z.number().min(0).max(1).default(0.05),
         /** Largest `env.py`, characters (static gate). @default 65536 */
         maxEnvChars: z.number().int().min(100).default(65_536),
         /** Largest `oracle.py`, characters (static gate). @default 32768 */

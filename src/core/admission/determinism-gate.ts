@@ -26,7 +26,7 @@ import { recordTranscript, transcriptActions } from "./transcript.js";
  * (a probe step pays outside `rewardRange`).
  */
 export function determinismGate(): AdmissionGate {
-  return { name: "deterministic", usesModel: false, check };
+  return { name: "deterministic", usesModel: false, perLevel: true, check };
 }
 
 async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {

@@ -20,7 +20,7 @@ const EPSILON = 1e-9;
  * traceback are in the evidence.
  */
 export function executableGate(): AdmissionGate {
-  return { name: "executable", usesModel: false, check };
+  return { name: "executable", usesModel: false, perLevel: true, check };
 }
 
 async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {

@@ -56,6 +56,12 @@ export interface AdmissionGate {
   readonly name: AdmissionGateName;
   /** Whether the gate calls the language model (self-review, calibration). */
   readonly usesModel: boolean;
+  /**
+   * Whether the gate checks each declared level of a levelled family on its own (the
+   * mechanical checks of one instance: executable, deterministic, oracle, negative controls,
+   * scorer contract, hint); see `checkGate`. @default false (the family is judged once)
+   */
+  readonly perLevel?: boolean;
   check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict>;
 }
 

@@ -92,7 +92,7 @@ function wordsOf(text: string): string[] {
  * seed, answer, match kind), `load_failed`.
  */
 export function hintGate(): AdmissionGate {
-  return { name: "hint", usesModel: false, check };
+  return { name: "hint", usesModel: false, perLevel: true, check };
 }
 
 async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {

@@ -16,6 +16,8 @@ export * from "./negative-controls-gate.js";
 export * from "./scorer-contract-gate.js";
 export * from "./hint-readings.js";
 export * from "./hint-gate.js";
+export * from "./level-views.js";
+export * from "./levels-gate.js";
 export * from "./minhash.js";
 export * from "./behaviour-fingerprint.js";
 export * from "./novelty-gate.js";

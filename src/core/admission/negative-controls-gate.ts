@@ -46,7 +46,7 @@ const FIXED_REPLY = { reason: "fixed_reply_passes" } as const;
  * `fixed_reply_passes`, `reward_out_of_range`, `load_failed`.
  */
 export function negativeControlsGate(): AdmissionGate {
-  return { name: "negative-controls", usesModel: false, check };
+  return { name: "negative-controls", usesModel: false, perLevel: true, check };
 }
 
 async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {

@@ -43,7 +43,7 @@ export function playOracle(candidate: EnvPackage, context: AdmissionContext): Or
  * the evidence.
  */
 export function oracleGate(): AdmissionGate {
-  return { name: "oracle", usesModel: false, check };
+  return { name: "oracle", usesModel: false, perLevel: true, check };
 }
 
 async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {

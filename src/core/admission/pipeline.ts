@@ -8,6 +8,8 @@ import { determinismGate } from "./determinism-gate.js";
 import { executableGate } from "./executable-gate.js";
 import type { AdmissionContext, AdmissionGate, AdmissionSettings } from "./gate.js";
 import { hintGate } from "./hint-gate.js";
+import { checkGate } from "./level-views.js";
+import { levelsGate } from "./levels-gate.js";
 import { negativeControlsGate } from "./negative-controls-gate.js";
 import { noveltyGate } from "./novelty-gate.js";
 import { oracleGate } from "./oracle-gate.js";
@@ -24,6 +26,7 @@ const GATES: Readonly<Record<AdmissionGateName, () => AdmissionGate>> = {
   "negative-controls": negativeControlsGate,
   "scorer-contract": scorerContractGate,
   hint: hintGate,
+  levels: levelsGate,
   novelty: noveltyGate,
   decontamination: decontaminationGate,
   "self-review": selfReviewGate,
@@ -37,7 +40,7 @@ export function createGate(name: AdmissionGateName): AdmissionGate {
 
 /**
  * The configured pipeline: `settings.gates` in their order (default: all
- * eleven, cheapest first) without `settings.skip`.
+ * twelve, cheapest first) without `settings.skip`.
  */
 export function buildGates(settings: Pick<AdmissionSettings, "gates" | "skip">): AdmissionGate[] {
   return settings.gates.filter((name) => !settings.skip.includes(name)).map(createGate);
@@ -58,7 +61,8 @@ export interface AdmitOptions {
 }
 
 /**
- * Runs `gates` in order and stops at the first reject. Never throws for a bad
+ * Runs `gates` in order and stops at the first reject; per-level gates check
+ * every declared level of a levelled family (`checkGate`). Never throws for a bad
  * candidate; an exception inside a gate (e.g. the model failed) becomes a
  * reject with reason `gate_error` so one candidate cannot stop a run.
  */
@@ -75,7 +79,7 @@ export async function admit(
     const started = clock();
     let verdict: Verdict;
     try {
-      verdict = await gate.check(candidate, context);
+      verdict = await checkGate(gate, candidate, context);
     } catch (error) {
       verdict = { status: "reject", gate: gate.name, reason: "gate_error", message: (error as Error).message };
     }

@@ -105,7 +105,7 @@ function changeOneToken(answer: string, by: number): string {
  * `reward_out_of_range`, `load_failed`.
  */
 export function scorerContractGate(): AdmissionGate {
-  return { name: "scorer-contract", usesModel: false, check };
+  return { name: "scorer-contract", usesModel: false, perLevel: true, check };
 }
 
 async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {

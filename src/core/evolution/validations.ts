@@ -1,6 +1,6 @@
 import type { EditPlan, EnvPackage, Episode, LanguageModel, Verdict } from "../../spec/index.js";
 import { pass, reject } from "../../spec/index.js";
-import { createGate, playOracle, playSeeds, scriptedPolicy, seedRange, withSession, type AdmissionContext } from "../admission/index.js";
+import { checkGate, createGate, playOracle, playSeeds, scriptedPolicy, seedRange, withSession, type AdmissionContext } from "../admission/index.js";
 import { doNothingPolicy } from "../rollout/index.js";
 import { formatSequence } from "./planning-loop.js";
 import { review, type RoleSettings } from "./reviewer.js";
@@ -111,8 +111,8 @@ export async function validateChild(child: EnvPackage, parent: EnvPackage, plan:
   const guard = (gate: string, run: () => Promise<Verdict>) =>
     run().catch((error: unknown) => reject(gate, "validation_error", (error as Error).message));
   const mechanical = await Promise.all([
-    guard("oracle", () => createGate("oracle").check(child, context.admission)),
-    guard("negative-controls", () => createGate("negative-controls").check(child, context.admission)),
+    guard("oracle", () => checkGate(createGate("oracle"), child, context.admission)),
+    guard("negative-controls", () => checkGate(createGate("negative-controls"), child, context.admission)),
     guard("behaviour-change", () => behaviourChangeValidation(child, parent, context.admission)),
   ]);
   if (mechanical.some((verdict) => verdict.status === "reject")) return mechanical;

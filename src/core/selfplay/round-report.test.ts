@@ -48,7 +48,8 @@ describe("buildRoundReport", () => {
       proposed: 0,
       admitted: 0,
       rejected: {},
-      solver: { episodes: 0, winRateNoHint: null, winRateHint: null, invalidActionRate: null },
+      solver: { episodes: 0, winRateNoHint: null, winRateHint: null, invalidActionRate: null, signal: { groups: 0, returnVariance: 0, penaltyOnly: 0, constant: 0, fraction: null } },
+      levels: [],
       designer: { meanReward: null, meanAttempts: null, admittedOnTurn: {}, admittedNames: [] },
       trainer: { name: "noop", policyVersion: 3, datums: 12 },
       diagnostics: { step: 2 },
@@ -132,12 +133,34 @@ describe("buildRoundReport", () => {
 
   it("computes win rates per hint condition over every episode", () => {
     const episodes = [episode(false, true), episode(false, false), episode(false, false), episode(true, true), episode(true, true), episode(true, false, { kind: "crash", message: "boom" })];
-    expect(buildRoundReport(2, [], episodes, extras).solver).toEqual({ episodes: 6, winRateNoHint: 1 / 3, winRateHint: 2 / 3, invalidActionRate: null });
+    expect(buildRoundReport(2, [], episodes, extras).solver).toMatchObject({ episodes: 6, winRateNoHint: 1 / 3, winRateHint: 2 / 3, invalidActionRate: null });
   });
 
   it("gives a null win rate for a hint condition without episodes", () => {
-    expect(buildRoundReport(2, [], [episode(true, true), episode(true, false)], extras).solver).toEqual({ episodes: 2, winRateNoHint: null, winRateHint: 0.5, invalidActionRate: null });
-    expect(buildRoundReport(2, [], [episode(false, false)], extras).solver).toEqual({ episodes: 1, winRateNoHint: 0, winRateHint: null, invalidActionRate: null });
+    expect(buildRoundReport(2, [], [episode(true, true), episode(true, false)], extras).solver).toMatchObject({ episodes: 2, winRateNoHint: null, winRateHint: 0.5, invalidActionRate: null });
+    expect(buildRoundReport(2, [], [episode(false, false)], extras).solver).toMatchObject({ episodes: 1, winRateNoHint: 0, winRateHint: null, invalidActionRate: null });
+  });
+
+  it("counts the Solver groups whose returns differ, those that differ only by a penalty, and the constant ones", () => {
+    const invalid = (won: boolean): EpisodeRecord => {
+      const base = episode(true, won);
+      return { ...base, environmentId: "env-b", episode: { ...base.episode, turns: [{ action: "?", observation: "o", reward: 0, invalidAction: true }] } };
+    };
+    const episodes = [
+      // env-a without the hint: 1 win, 2 losses -> a return signal
+      episode(false, true),
+      episode(false, false),
+      episode(false, false),
+      // env-a with the hint: all lost, none invalid -> constant
+      episode(true, false),
+      episode(true, false),
+      // env-b with the hint: all lost, one with an invalid action -> the penalty only
+      invalid(false),
+      { ...episode(true, false), environmentId: "env-b" },
+      // env-c: one episode, not a group
+      { ...episode(false, true), environmentId: "env-c" },
+    ];
+    expect(buildRoundReport(2, [], episodes, extras).solver.signal).toEqual({ groups: 3, returnVariance: 1, penaltyOnly: 1, constant: 1, fraction: 1 / 3 });
   });
 
   it("reports the fraction of all the round's turns that the environments refused", () => {
