@@ -16,6 +16,12 @@ export interface EnvironmentScores {
   readonly regret: number;
   /** Designer reward the design earned. */
   readonly designerReward: number;
+  /**
+   * The level of a levelled family that calibration found in the Solver's band, at which these
+   * scores were played and where the level controller starts the family's window (absent: level 0,
+   * or a family of one level).
+   */
+  readonly level?: number;
 }
 
 /** An environment in memory. `round` is null for the seed environments. */

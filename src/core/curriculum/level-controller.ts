@@ -44,10 +44,15 @@ export function staticLevel(manifest: Pick<EnvManifest, "levels" | "difficulty">
   return typeof declared === "number" && Number.isInteger(declared) && declared >= 0 && declared < levelCount(manifest) ? declared : 0;
 }
 
-/** The window an environment starts with: `[0, 0]` (adaptive) or `[s, s]` at its {@link staticLevel}. */
-export function initialWindow(environmentId: string, manifest: Pick<EnvManifest, "levels" | "difficulty">, settings: LevelSettings): LevelWindow {
-  const start = settings.controller === "static" ? staticLevel(manifest) : 0;
-  return { environmentId, count: levelCount(manifest), ...startLadder(start), raisedAt: [] };
+/**
+ * The window an environment starts with: adaptive, `[c, c]` at the level `c` calibration admitted
+ * it at (`calibrated`, clamped to the declared levels; 0 when absent); static, `[s, s]` at its
+ * {@link staticLevel}.
+ */
+export function initialWindow(environmentId: string, manifest: Pick<EnvManifest, "levels" | "difficulty">, settings: LevelSettings, calibrated?: number): LevelWindow {
+  const count = levelCount(manifest);
+  const start = settings.controller === "static" ? staticLevel(manifest) : Math.min(count - 1, Math.max(0, Math.floor(calibrated ?? 0)));
+  return { environmentId, count, ...startLadder(start), raisedAt: [] };
 }
 
 /**
@@ -75,18 +80,18 @@ export interface LevelHistory {
 /**
  * Every environment's level window before round `before`, from the stored
  * episodes alone (so `--resume` continues the controller exactly): each
- * environment starts at {@link initialWindow} and is updated by every earlier
- * round in order.
+ * environment starts at {@link initialWindow} (at its calibrated level, when
+ * calibration admitted it at one) and is updated by every earlier round in order.
  *
  * @param environments the environments to report, with their manifests
  */
 export function levelWindows(
-  environments: ReadonlyArray<{ readonly id: string; readonly manifest: Pick<EnvManifest, "levels" | "difficulty"> }>,
+  environments: ReadonlyArray<{ readonly id: string; readonly manifest: Pick<EnvManifest, "levels" | "difficulty">; readonly calibratedLevel?: number }>,
   history: LevelHistory,
   before: number,
   settings: LevelSettings,
 ): Map<string, LevelWindow> {
-  const windows = new Map(environments.map((environment) => [environment.id, initialWindow(environment.id, environment.manifest, settings)]));
+  const windows = new Map(environments.map((environment) => [environment.id, initialWindow(environment.id, environment.manifest, settings, environment.calibratedLevel)]));
   for (const round of history.rounds) {
     if (round >= before) break;
     const episodes = history.episodesOf(round);
@@ -107,7 +112,11 @@ export function storedLevelWindows(store: Store, environments: readonly Environm
     .filter((record) => record.solverPhaseDone)
     .map((record) => record.round);
   return levelWindows(
-    environments.map((environment) => ({ id: environment.id, manifest: environment.package.manifest })),
+    environments.map((environment) => ({
+      id: environment.id,
+      manifest: environment.package.manifest,
+      ...(environment.scores?.level === undefined ? {} : { calibratedLevel: environment.scores.level }),
+    })),
     { rounds, episodesOf: (round) => store.listEpisodes(round) },
     before,
     settings,

@@ -16,7 +16,7 @@ import {
   type Verdict,
 } from "../../spec/index.js";
 import type { Config } from "../../config/index.js";
-import { admit, type AdmissionGate, type AdmissionResources } from "../admission/index.js";
+import { admit, calibratedLevel, type AdmissionGate, type AdmissionResources } from "../admission/index.js";
 import {
   classifyDesignFailure,
   designerRewardSettingsFromConfig,
@@ -211,12 +211,15 @@ async function admittedResult(
 ): Promise<DesignStepResult> {
   const { config, round, index } = input;
   const id = packageId(pkg);
+  // a levelled family is scored at the level calibration found in the Solver's band (level 0 without the gate)
+  const level = calibratedLevel(verdicts);
   const plays = await playWithAndWithoutHint(
     pkg,
     input.model,
     input.sandbox,
     { plays: config.plays, ...config.solver },
     `${config.seed}/${round}/calibration/${index}`,
+    level === undefined ? undefined : { low: level, high: level },
   );
   const calibration = scoreHintPlays(plays);
   const scored = scoreDesign(
@@ -224,7 +227,7 @@ async function admittedResult(
     settings,
     input.learningPotential,
   );
-  const scores = { ...calibration, designerReward: scored.reward };
+  const scores = { ...calibration, designerReward: scored.reward, ...(level === undefined ? {} : { level }) };
   const episode = (hint: boolean) => (value: EpisodeRecord["episode"]): EpisodeRecord => ({
     round,
     environmentId: id,
