@@ -1,12 +1,18 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { SqliteEvalStore } from "../adapters/store/index.js";
 import { compareEvaluations, comparisonWarnings, summarizeEvaluation } from "../core/eval/index.js";
-import { ConfigError, type ItemResult } from "../spec/index.js";
+import { ConfigError, LevelOutOfRangeError, type ItemResult } from "../spec/index.js";
 import { evalCommand, evalStorePath, resolveEvalConfig } from "./eval-command.js";
-import { evaluationJson, formatComparison, planDifferences, planSummary } from "./eval-report.js";
+import { evaluationJson, formatComparison, formatEvaluation, planDifferences, planSummary } from "./eval-report.js";
+
+/** level-sum (levels 0..3) and one-level-product (one level). */
+const LEVELLED = fileURLToPath(new URL("../../fixtures/levelled-envs", import.meta.url));
+const BIN = fileURLToPath(new URL("../../bin/envforge.js", import.meta.url));
 
 const folders: string[] = [];
 afterEach(() => {
@@ -43,6 +49,79 @@ describe("envforge eval flags", () => {
     await expect(evalCommand(flags(`envs:${empty}`))).rejects.toThrow(/holds no environment packages/);
     expect(existsSync(store)).toBe(false);
   });
+});
+
+describe("envforge eval --levels", () => {
+  const scratch = () => {
+    const folder = mkdtempSync(join(tmpdir(), "envforge-eval-levels-"));
+    folders.push(folder);
+    return folder;
+  };
+
+  it("refuses a bad level before any model loads or store is written: x is a ConfigError, -1 and 99 name the environment's range", async () => {
+    const folder = scratch();
+    const store = join(folder, "eval.db");
+    // the model does not exist: reaching it would be a different error
+    const flags = (levels: string, suite = `envs:${LEVELLED}`) => ({ suite: [suite], levels, model: join(folder, "missing.gguf"), store });
+    await expect(evalCommand(flags("x"))).rejects.toThrow(new ConfigError('--levels "x": "x" is not a level; give comma-separated integers (e.g. 0,2,5) or all'));
+    await expect(evalCommand(flags("-1"))).rejects.toThrow(new LevelOutOfRangeError("level-sum", -1, 4));
+    await expect(evalCommand(flags("0,99"))).rejects.toThrow("level 99 is outside level-sum's levels: 0..3");
+    await expect(evalCommand(flags("4"))).rejects.toBeInstanceOf(LevelOutOfRangeError);
+    // a suite of one-level environments only: a list without 0 leaves nothing to play
+    const oneLevel = join(folder, "one-level");
+    cpSync(join(LEVELLED, "one-level-product"), join(oneLevel, "one-level-product"), { recursive: true });
+    await expect(evalCommand(flags("2,3", `envs:${oneLevel}`))).rejects.toThrow(`--levels 2,3: no environment of suite envs:${oneLevel} has these levels (its environments have one level, 0)`);
+    expect(existsSync(store)).toBe(false);
+  });
+
+  it("skips a one-level environment's levels above 0 with a note, and Reasoning Gym's suite ignores --levels with a warning", async () => {
+    const folder = scratch();
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      // planning passes; the missing model is the first thing to fail
+      await expect(evalCommand({ suite: [`envs:${LEVELLED}`], levels: "0,2", model: join(folder, "missing.gguf"), store: join(folder, "eval.db") })).rejects.toThrow(/missing\.gguf/);
+      expect(() => resolveEvalConfig({ suite: ["rg"] })).not.toThrow();
+      await expect(evalCommand({ suite: ["rg"], levels: "1", tasks: "no_such_task", model: join(folder, "missing.gguf"), store: join(folder, "rg.db") })).rejects.toThrow();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written.join("")).toContain(`envforge: envs:${LEVELLED}: 1 environment(s) of one level (one-level-product) skip level(s) 2; they play level 0\n`);
+    expect(written.join("")).toContain("envforge: --levels applies to environment suites; reasoning-gym ignores it\n");
+  });
+
+  it("reports the win rate per level with Wilson intervals in the table and --json, and --list names the levels", () => {
+    const items: ItemResult[] = [0, 2].flatMap((level) =>
+      Array.from({ length: 4 }, (_, seed) => ({ ...item("envs:x", "level-sum", null, level === 0 ? seed : 4 + seed, level === 0 || seed === 0), level })),
+    );
+    const summary = summarizeEvaluation(items);
+    const record = { id: "lvl1", model: "scripted-fake", checkpoint: null, suiteVersion: "v", plan: {}, createdAt: "2026-12-03T00:00:00.000Z", finishedAt: null };
+    const table = formatEvaluation(record, summary, "eval.db").split("\n");
+    expect(table.find((row) => row.startsWith("  level 0 "))).toMatch(/^ {2}level 0 +4 +100\.0% \[51\.0%, 100\.0%\]/);
+    expect(table.find((row) => row.startsWith("  level 2 "))).toMatch(/^ {2}level 2 +4 +25\.0% \[4\.6%, 69\.9%\]/);
+    expect(table.at(-1)).toMatch(/^level rows pool a suite's environments at that level/);
+    const json = evaluationJson(record, summary, "eval.db") as { suites: { levels: { level: number; items: number; winRate: number; low: number; high: number }[]; tasks: { levels: unknown[] }[] }[] };
+    expect(json.suites[0]?.levels.map((level) => [level.level, level.items, level.winRate])).toEqual([
+      [0, 4, 1],
+      [2, 4, 0.25],
+    ]);
+    expect(json.suites[0]?.levels[1]).toMatchObject({ low: expect.closeTo(0.0456, 3), high: expect.closeTo(0.6994, 3) });
+    expect(json.suites[0]?.tasks[0]?.levels).toHaveLength(2);
+    // level 0 alone (an evaluation without --levels of a levelled family) adds no rows
+    expect(formatEvaluation(record, summarizeEvaluation(items.filter((entry) => entry.level === 0)), "eval.db")).not.toMatch(/level 0/);
+    expect(planSummary({ suites: [{ name: "envs:x", environments: [{ id: "env-a", seeds: [5, 6], levels: [0, 2] }, { id: "env-b", seeds: [7] }] }] })).toBe("envs:x: 2 environments, 5 episodes, levels 0,2");
+  });
+
+  it("the built CLI exits 2 with the level's message", () => {
+    const folder = scratch();
+    const result = spawnSync("node", [BIN, "eval", "--suite", `envs:${LEVELLED}`, "--levels", "0,99", "--model", join(folder, "missing.gguf"), "--store", join(folder, "eval.db")], { encoding: "utf8" });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("level 99 is outside level-sum's levels: 0..3");
+    expect(existsSync(join(folder, "eval.db"))).toBe(false);
+  }, 60_000);
 });
 
 function item(suite: string, task: string, bucket: ItemResult["bucket"], index: number, won: boolean): ItemResult {

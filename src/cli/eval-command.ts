@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
-import { compareEvaluations, comparisonWarnings, heldOutSeeds, QUESTION_PROMPT_VERSION, runEvaluation, summarizeEvaluation, type PlannedEnvironment, type SuitePlan } from "../core/eval/index.js";
+import { compareEvaluations, comparisonWarnings, heldOutSeeds, levelsOf, parseLevelSelection, QUESTION_PROMPT_VERSION, runEvaluation, summarizeEvaluation, type LevelSelection, type PlannedEnvironment, type SuitePlan } from "../core/eval/index.js";
 import { ensureHoldout, readHoldout, withoutHoldout } from "../core/holdout/index.js";
 import { RUN_FILES } from "../core/selfplay/index.js";
 import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
@@ -32,6 +32,11 @@ export interface EvalFlags {
   readonly seed?: number;
   readonly holdout?: number;
   readonly concurrency?: number;
+  /**
+   * Levels to play the environment suites at: `0,2,5` or `all` (CLI only; no config key yet).
+   * Absent: each environment once at its default level, 0.
+   */
+  readonly levels?: string;
   readonly maxTokens?: number;
   readonly temperature?: number;
   /** Seconds per generation. */
@@ -82,7 +87,13 @@ export function evalStorePath(config: Config, run: string | undefined): string {
 /**
  * `envforge eval`: evaluates a model (or a run's checkpoint) on the configured suites, storing
  * every item as it finishes; `--compare A B` and `--list` read the store instead. Returns the exit
- * code: 0, or 1 when every item failed with a model error.
+ * code: 0, or 1 when every item failed with a model error. With `--levels`, every episode seed of
+ * the environment suites is played at each level ({@link levelsOf}: a levelled environment must
+ * have every listed level; a family of one level plays level 0 and skips the others with a note);
+ * Reasoning Gym ignores it with a warning.
+ *
+ * @throws ConfigError for bad flags or config, before any model loads
+ * @throws LevelOutOfRangeError for a listed level a levelled environment lacks, before any model loads
  */
 export async function evalCommand(flags: EvalFlags): Promise<number> {
   if (flags.compare !== undefined || flags.list === true) return readStoreCommand(flags);
@@ -91,6 +102,8 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
   const config = resolveEvalConfig(flags);
   const storePath = evalStorePath(config, flags.run);
   const settings = config.eval;
+  const levels = flags.levels === undefined ? null : parseLevelSelection(flags.levels);
+  if (levels !== null && settings.suites.includes("rg")) process.stderr.write("envforge: --levels applies to environment suites; reasoning-gym ignores it\n");
 
   const questionSuite: QuestionSuite | null = settings.suites.includes("rg") ? new ReasoningGymSuite() : null;
   const runStore = flags.run === undefined ? null : new SqliteStore(join(flags.run, RUN_FILES.store));
@@ -100,7 +113,7 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
   const progress = createEvalProgress();
   let removeStopHandlers = () => {};
   try {
-    const { plans, versions } = await planSuites(config, questionSuite, runStore);
+    const { plans, versions } = await planSuites(config, questionSuite, runStore, levels);
     const step = flags.run === undefined ? null : (flags.step ?? checkpointSteps(flags.run).at(-1) ?? 0);
     const checkpoint = flags.run === undefined ? null : `${resolve(flags.run)}@step-${step}`;
     const plan = planDocument(config, plans);
@@ -154,9 +167,13 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
   }
 }
 
-/** The suites of the config as plans, and the versions they are stored under. */
-async function planSuites(config: Config, questionSuite: QuestionSuite | null, runStore: SqliteStore | null): Promise<{ plans: SuitePlan[]; versions: string[] }> {
+/**
+ * The suites of the config as plans, and the versions they are stored under.
+ * @param levels `--levels`, or null to play each environment once at its default level
+ */
+async function planSuites(config: Config, questionSuite: QuestionSuite | null, runStore: SqliteStore | null, levels: LevelSelection | null): Promise<{ plans: SuitePlan[]; versions: string[] }> {
   const settings = config.eval;
+  const planned = (suite: string, environments: readonly { id: string; package: PlannedEnvironment["package"] }[]) => plannedEnvironments(suite, environments, settings.episodes, settings.seed, levels);
   const plans: SuitePlan[] = [];
   const versions: string[] = [];
   for (const name of settings.suites) {
@@ -178,13 +195,13 @@ async function planSuites(config: Config, questionSuite: QuestionSuite | null, r
       versions.push(`reasoning-gym ${info.version} ${settings.difficulty} ${REASONING_GYM_TABLE_VERSION} ${QUESTION_PROMPT_VERSION}`);
     } else if (name === "heldout-seeds") {
       const environments = runStore === null ? loadSeedPackages().map((pkg) => ({ id: packageId(pkg), package: pkg })) : withoutHoldout(runStore.listEnvironments(), readHoldout(runStore));
-      plans.push({ kind: "environments", name: "heldout-seeds", environments: planned(environments, settings.episodes, settings.seed) });
+      plans.push({ kind: "environments", name: "heldout-seeds", environments: planned("heldout-seeds", environments) });
       versions.push("envforge heldout-seeds v1");
     } else if (name === "holdout" && runStore !== null) {
       const split = ensureHoldout(runStore, settings.holdoutFraction, settings.seed);
       if (split.roundsBefore > 0) process.stderr.write(`envforge: the holdout split was made after ${split.roundsBefore} round(s) of training had begun; those rounds may have sampled its environments\n`);
       const held = new Set(split.ids);
-      plans.push({ kind: "environments", name: "holdout", environments: planned(runStore.listEnvironments().filter((record) => held.has(record.id)), settings.episodes, settings.seed) });
+      plans.push({ kind: "environments", name: "holdout", environments: planned("holdout", runStore.listEnvironments().filter((record) => held.has(record.id))) });
       versions.push(`envforge holdout ${split.ids.length}/${split.poolSize}`);
     } else if (name.startsWith("envs:")) {
       const folder = name.slice("envs:".length);
@@ -193,15 +210,43 @@ async function planSuites(config: Config, questionSuite: QuestionSuite | null, r
       if (!statSync(folder).isDirectory()) throw new ConfigError(`eval.suites ${name}: ${folder} is not a folder (give a folder of environment packages)`);
       const packages = loadPackageFolders(folder);
       if (packages.length === 0) throw new ConfigError(`eval.suites ${name}: ${folder} holds no environment packages (sub-folders with env.json, env.py or oracle.py)`);
-      plans.push({ kind: "environments", name, environments: planned(packages.map((pkg) => ({ id: packageId(pkg), package: pkg })), settings.episodes, settings.seed) });
+      plans.push({ kind: "environments", name, environments: planned(name, packages.map((pkg) => ({ id: packageId(pkg), package: pkg }))) });
       versions.push(`envforge ${name}`);
     }
   }
   return { plans, versions };
 }
 
-function planned(environments: readonly { id: string; package: PlannedEnvironment["package"] }[], episodes: number, seed: number): PlannedEnvironment[] {
-  return environments.map((environment) => ({ id: environment.id, package: environment.package, seeds: heldOutSeeds(environment.id, episodes, seed) }));
+/**
+ * The environments of a suite with their held-out seeds and, with `--levels`, their levels. A
+ * family of one level that `levels` gives no level (the list lacks 0) is left out; the levels
+ * skipped for such families are noted on stderr.
+ * @throws LevelOutOfRangeError for a listed level a levelled environment lacks
+ * @throws ConfigError when no environment of the suite has any listed level
+ */
+function plannedEnvironments(
+  suite: string,
+  environments: readonly { id: string; package: PlannedEnvironment["package"] }[],
+  episodes: number,
+  seed: number,
+  levels: LevelSelection | null,
+): PlannedEnvironment[] {
+  const skipped: string[] = [];
+  const plans = environments.flatMap((environment): PlannedEnvironment[] => {
+    const base = { id: environment.id, package: environment.package, seeds: heldOutSeeds(environment.id, episodes, seed) };
+    if (levels === null) return [base];
+    const played = levelsOf(environment.package.manifest, levels);
+    if (played.skipped.length > 0) skipped.push(environment.package.manifest.name);
+    return played.levels.length === 0 ? [] : [{ ...base, levels: played.levels }];
+  });
+  if (levels !== null && environments.length > 0 && plans.length === 0) {
+    throw new ConfigError(`--levels ${levels === "all" ? "all" : levels.join(",")}: no environment of suite ${suite} has these levels (its environments have one level, 0)`);
+  }
+  if (skipped.length > 0 && levels !== null && levels !== "all") {
+    const above = levels.filter((level) => level > 0).join(", ");
+    process.stderr.write(`envforge: ${suite}: ${skipped.length} environment(s) of one level (${skipped.slice(0, 5).join(", ")}${skipped.length > 5 ? ", …" : ""}) skip level(s) ${above}${levels.includes(0) ? "; they play level 0" : " and are left out"}\n`);
+  }
+  return plans;
 }
 
 /** The plan as stored (and hashed into the eval id): what decides which items are asked, and how. */
@@ -211,7 +256,8 @@ function planDocument(config: Config, plans: readonly SuitePlan[]): unknown {
     suites: plans.map((suite) =>
       suite.kind === "questions"
         ? { name: suite.name, tasks: suite.tasks.map((task) => ({ name: task.name, config: task.config })), items: suite.items, seed: suite.seed, difficulty: settings.difficulty }
-        : { name: suite.name, environments: suite.environments.map((environment) => ({ id: environment.id, name: environment.package.manifest.name, seeds: environment.seeds })) },
+        : // levels only when planned, so evaluations planned without --levels keep their ids (and resume)
+          { name: suite.name, environments: suite.environments.map((environment) => ({ id: environment.id, name: environment.package.manifest.name, seeds: environment.seeds, ...(environment.levels === undefined ? {} : { levels: environment.levels }) })) },
     ),
     questions: { maxTokens: settings.maxTokens, temperature: settings.temperature },
     // the format only when not the default, so evaluations planned before solver.format keep their ids (and resume)

@@ -20,7 +20,7 @@ export function createEvalProgress(stream: NodeJS.WriteStream = process.stderr):
       itemDone(result) {
         done += 1;
         const outcome = result.error === null ? (result.won ? "won" : `score ${result.score.toFixed(2)}`) : result.error.code;
-        stream.write(`eval ${done}/${total} ${result.suite} ${escapeControlCharacters(result.task)} #${result.index}: ${outcome} (${result.seconds.toFixed(1)} s)\n`);
+        stream.write(`eval ${done}/${total} ${result.suite} ${escapeControlCharacters(result.task)} #${result.index}${result.level === undefined ? "" : ` level ${result.level}`}: ${outcome} (${result.seconds.toFixed(1)} s)\n`);
       },
       stop() {},
     };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ComparisonRow, EvaluationSummary } from "../core/eval/index.js";
+import { showsLevels, type ComparisonRow, type EvaluationSummary } from "../core/eval/index.js";
 import type { EvalRecord, ResultSummary } from "../spec/index.js";
 import { escapeControlCharacters } from "./terminal-text.js";
 
@@ -7,7 +7,10 @@ const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
 const interval = (summary: { low: number; high: number }) => `[${percent(summary.low)}, ${percent(summary.high)}]`;
 const signed = (value: number) => `${value >= 0 ? "+" : ""}${(100 * value).toFixed(1)}`;
 
-/** The `--json` document of an evaluation: at least `{ model, suites: [{ name, items, winRate, low, high }], buckets: { name: { winRate, low, high } } }`. */
+/**
+ * The `--json` document of an evaluation: at least `{ model, suites: [{ name, items, winRate, low, high }], buckets: { name: { winRate, low, high } } }`;
+ * suites and their tasks played at levels also hold `levels: [{ level, items, winRate, low, high, … }]`.
+ */
 export function evaluationJson(record: EvalRecord, summary: EvaluationSummary, store: string): unknown {
   return {
     model: record.model,
@@ -34,17 +37,19 @@ function line(name: string, summary: ResultSummary, width: number): string {
   ].join(" ");
 }
 
-/** The evaluation as a table: suites with their tasks, then the buckets. */
+/** The evaluation as a table: suites (with a row per level when played at a level other than 0) and their tasks, then the buckets. */
 export function formatEvaluation(record: EvalRecord, summary: EvaluationSummary, store: string): string {
   const width = Math.max(34, ...summary.suites.flatMap((suite) => suite.tasks.map((task) => task.name.length + 16)));
   const header = ["group".padEnd(width), "items".padStart(5), "win".padStart(7), "95% Wilson".padEnd(17), "score".padStart(7), "invalid".padStart(8), "tokens".padStart(7), "errors".padStart(6)].join(" ");
   const lines = [`model ${escapeControlCharacters(record.model)}${record.checkpoint === null ? "" : ` at ${escapeControlCharacters(record.checkpoint)}`} · ${record.suiteVersion} · eval ${record.id} (${store})`, header];
   for (const suite of summary.suites) {
     lines.push(line(suite.name, suite, width));
+    if (showsLevels(suite.levels)) for (const level of suite.levels) lines.push(line(`  level ${level.level}`, level, width));
     for (const task of suite.tasks) lines.push(line(`  ${escapeControlCharacters(task.name)}${task.bucket === null ? "" : ` (${task.bucket})`}`, task, width));
   }
   for (const [bucket, value] of Object.entries(summary.buckets)) if (value !== undefined) lines.push(line(`bucket ${bucket}`, value, width));
   lines.push("win = score 1.0 (questions) or the environment's pass threshold (episodes); score = mean score / mean return; invalid = actions without a readable answer; errors count as losses");
+  if (summary.suites.some((suite) => showsLevels(suite.levels))) lines.push("level rows pool a suite's environments at that level; environment rows pool their levels (--json has each environment's levels)");
   return lines.join("\n");
 }
 
@@ -84,7 +89,7 @@ const StoredPlanSchema = z
             items: z.number().optional(),
             seed: z.number().optional(),
             difficulty: z.string().optional(),
-            environments: z.array(z.object({ id: z.string().optional(), seeds: z.array(z.number()).optional() }).passthrough()).optional(),
+            environments: z.array(z.object({ id: z.string().optional(), seeds: z.array(z.number()).optional(), levels: z.array(z.number()).optional() }).passthrough()).optional(),
           })
           .passthrough()
           .catch({}),
@@ -114,8 +119,9 @@ export function planSummary(plan: unknown): string {
       const name = escapeControlCharacters(suite.name ?? "?");
       if (suite.tasks !== undefined) return `${name}: ${suite.tasks.length} tasks × ${suite.items ?? "?"} items, seed ${suite.seed ?? "?"}, ${escapeControlCharacters(suite.difficulty ?? "default")}`;
       if (suite.environments !== undefined) {
-        const episodes = suite.environments.reduce((total, environment) => total + (environment.seeds?.length ?? 0), 0);
-        return `${name}: ${suite.environments.length} environments, ${episodes} episodes`;
+        const episodes = suite.environments.reduce((total, environment) => total + (environment.seeds?.length ?? 0) * (environment.levels?.length ?? 1), 0);
+        const levels = [...new Set(suite.environments.flatMap((environment) => environment.levels ?? []))].sort((a, b) => a - b);
+        return `${name}: ${suite.environments.length} environments, ${episodes} episodes${levels.length === 0 ? "" : `, levels ${levels.join(",")}`}`;
       }
       return name;
     })

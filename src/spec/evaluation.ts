@@ -96,6 +96,12 @@ export interface ItemKey {
   readonly index: number;
   /** Item seed: the task seed (Reasoning Gym) or the episode seed (environments). */
   readonly seed: number;
+  /**
+   * The level the episode was played at (environment suites: the level `eval --levels` planned,
+   * else the level the episode recorded); absent for questions and one-level families played
+   * without `--levels`. Summaries count an item without one as level 0.
+   */
+  readonly level?: number;
 }
 
 /** One evaluated item. A win is a score of exactly 1.0 (SPADE). */

@@ -4,12 +4,30 @@ import { episodesOf, playEpisodeJobs, type EpisodeJob } from "../rollout/index.j
 import { solverPolicy, type SolverFormat } from "../selfplay/solver-policy.js";
 import { isModelTimeout } from "./time-limited-model.js";
 
-/** One held-out environment and the episode seeds it is played with. */
+/**
+ * One held-out environment, the episode seeds it is played with and, with `eval --levels`, the
+ * levels: every seed at every level (items level-major: item `i` is seed `i mod seeds` at level
+ * `levels[⌊i / seeds⌋]`).
+ */
 export interface PlannedEnvironment {
   /** Package id (the store's environment id, or the package's content id). */
   readonly id: string;
   readonly package: EnvPackage;
   readonly seeds: readonly number[];
+  /** Levels to play each seed at; absent: one pass without a level (`reset`'s default, level 0). */
+  readonly levels?: readonly number[];
+}
+
+/** Number of items (episodes) of a planned environment: seeds × levels. */
+export function plannedItemCount(environment: PlannedEnvironment): number {
+  return environment.seeds.length * (environment.levels?.length ?? 1);
+}
+
+/** The seed and level of item `index` of a planned environment (level undefined without planned levels). */
+export function plannedItem(environment: PlannedEnvironment, index: number): { readonly seed: number; readonly level: number | undefined } {
+  const count = environment.seeds.length;
+  if (environment.levels === undefined) return { seed: environment.seeds[index] as number, level: undefined };
+  return { seed: environment.seeds[index % count] as number, level: environment.levels[Math.floor(index / count)] as number };
 }
 
 /** How the Solver plays held-out episodes (the training Solver's settings by default). */
@@ -24,7 +42,7 @@ export interface EpisodeSampling {
   readonly concurrency: number;
 }
 
-/** One episode to evaluate: environment, its position in the plan, and the seed. */
+/** One episode to evaluate: environment and its position in the plan (which names the seed and level, {@link plannedItem}). */
 export interface EpisodeItem {
   readonly suite: string;
   readonly environment: PlannedEnvironment;
@@ -56,7 +74,7 @@ export async function evaluateEpisodes(
   // jobs whose policy failed because the model ran out of time (read from the error, not its message)
   const timedOut = new Set<number>();
   const jobs: EpisodeJob[] = items.map((item, jobIndex) => {
-    const seed = item.environment.seeds[item.index] as number;
+    const { seed, level } = plannedItem(item.environment, item.index);
     return {
       program: programs.get(item.environment.id) as { envSource: string; oracleSource: null },
       manifest: item.environment.package.manifest,
@@ -82,7 +100,7 @@ export async function evaluateEpisodes(
           },
         };
       },
-      options: { maxTurns: sampling.maxTurns },
+      options: { maxTurns: sampling.maxTurns, ...(level === undefined ? {} : { level }) },
     };
   });
   const startAll = clock();
@@ -97,15 +115,18 @@ export async function evaluateEpisodes(
 /**
  * The item result of one played (or unplayable) episode. `seconds` is the time since the batch
  * started (episodes overlap); `modelTimedOut` marks a policy failure that was the model's time limit.
+ * The level is the planned one, else the one the episode recorded (levelled families).
  */
 export function episodeResult(item: EpisodeItem, episode: Episode, seconds: number, modelTimedOut = false): ItemResult {
   const error = episodeError(episode, modelTimedOut);
+  const level = plannedItem(item.environment, item.index).level ?? episode.level;
   return {
     suite: item.suite,
     task: item.environment.package.manifest.name,
     bucket: null,
     index: item.index,
     seed: episode.seed,
+    ...(level === undefined ? {} : { level }),
     score: episode.return,
     won: episode.won,
     actions: episode.turns.length,

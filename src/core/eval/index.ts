@@ -9,4 +9,5 @@ export * from "./time-limited-model.js";
 export * from "./question-items.js";
 export * from "./environment-items.js";
 export * from "./heldout-seeds.js";
+export * from "./levels.js";
 export * from "./run-evaluation.js";

@@ -1,6 +1,6 @@
 import { RETRYABLE_ITEM_ERRORS, SuiteError, type EvalRecord, type EvalStore, type ItemErrorCode, type ItemResult, type LanguageModel, type QuestionSuite, type Sandbox, type SuiteItem, type TaskItemsRequest } from "../../spec/index.js";
 import { mapWithConcurrency } from "../../support/concurrency.js";
-import { evaluateEpisodes, type EpisodeItem, type EpisodeSampling, type PlannedEnvironment } from "./environment-items.js";
+import { evaluateEpisodes, plannedItemCount, type EpisodeItem, type EpisodeSampling, type PlannedEnvironment } from "./environment-items.js";
 import { evaluateQuestion, type PlannedTask, type QuestionSampling } from "./question-items.js";
 import { timeLimitedModel } from "./time-limited-model.js";
 
@@ -84,7 +84,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Item
     const item = stored.get(key);
     return item !== undefined && isFinal(item);
   };
-  const total = options.suites.reduce((sum, suite) => sum + (suite.kind === "questions" ? suite.tasks.length * suite.items : suite.environments.reduce((count, environment) => count + environment.seeds.length, 0)), 0);
+  const total = options.suites.reduce((sum, suite) => sum + (suite.kind === "questions" ? suite.tasks.length * suite.items : suite.environments.reduce((count, environment) => count + plannedItemCount(environment), 0)), 0);
   const alreadyDone = [...stored.values()].filter(isFinal).length;
   options.progress?.started?.(total, alreadyDone);
   const model = timeLimitedModel(options.model, options.generationTimeoutMs);
@@ -98,7 +98,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<Item
     if (suite.kind === "questions") await runQuestionSuite(suite, model, options, final, save);
     else {
       const items: EpisodeItem[] = suite.environments.flatMap((environment) =>
-        environment.seeds.map((_, index) => ({ suite: suite.name, environment, index })).filter((item) => !final(itemKey({ suite: suite.name, task: environment.package.manifest.name, index: item.index }))),
+        Array.from({ length: plannedItemCount(environment) }, (_, index) => ({ suite: suite.name, environment, index })).filter((item) => !final(itemKey({ suite: suite.name, task: environment.package.manifest.name, index: item.index }))),
       );
       if (items.length === 0) continue;
       if (options.sandbox === undefined) throw new TypeError(`suite ${suite.name} plays environments: runEvaluation needs a sandbox`);

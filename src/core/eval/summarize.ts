@@ -22,16 +22,48 @@ export function summarizeItems(items: readonly ItemResult[]): ResultSummary {
   };
 }
 
+/** The items of one level (environment suites), with their summary. */
+export interface LevelSummary extends ResultSummary {
+  readonly level: number;
+}
+
 /** A task (or environment) of a suite with its summary. */
 export interface TaskSummary extends ResultSummary {
   readonly name: string;
   readonly bucket: EvalBucket | null;
+  /** Per level, ascending; present when an item of the task has a level (see {@link summarizeLevels}). */
+  readonly levels?: readonly LevelSummary[];
 }
 
 /** A suite with its summary and its tasks. */
 export interface SuiteSummary extends ResultSummary {
   readonly name: string;
   readonly tasks: readonly TaskSummary[];
+  /** Per level over the suite's environments, ascending; present when an item of the suite has a level. */
+  readonly levels?: readonly LevelSummary[];
+}
+
+/**
+ * Per-level summaries of `items`, ascending by level, with {@link summarizeItems}; an item
+ * without a level (a family of one level) counts as level 0, its only level. Undefined when no
+ * item has a level (question suites; evaluations from before levels).
+ */
+export function summarizeLevels(items: readonly ItemResult[]): LevelSummary[] | undefined {
+  if (!items.some((item) => item.level !== undefined)) return undefined;
+  return [...groupBy(items, (item) => String(item.level ?? 0))]
+    .map(([level, levelItems]) => ({ level: Number(level), ...summarizeItems(levelItems) }))
+    .sort((a, b) => a.level - b.level);
+}
+
+/** Whether `levels` is worth showing beside its pooled row: it holds a level other than 0 (so, with several, more than one). */
+export function showsLevels(levels: readonly LevelSummary[] | undefined): levels is readonly LevelSummary[] {
+  return levels !== undefined && levels.some((level) => level.level !== 0);
+}
+
+/** `{ levels }` when `items` have levels, else nothing (so summaries without levels keep their shape). */
+function levelsField(items: readonly ItemResult[]): { levels?: LevelSummary[] } {
+  const levels = summarizeLevels(items);
+  return levels === undefined ? {} : { levels };
 }
 
 /** The summary of a whole evaluation. */
@@ -44,7 +76,7 @@ export interface EvaluationSummary {
   readonly buckets: Readonly<Partial<Record<EvalBucket, ResultSummary>>>;
 }
 
-/** Groups `items` by suite, task and bucket, each with {@link summarizeItems}; order of first appearance. */
+/** Groups `items` by suite, task and bucket (and level, {@link summarizeLevels}), each with {@link summarizeItems}; order of first appearance. */
 export function summarizeEvaluation(items: readonly ItemResult[]): EvaluationSummary {
   const suites = groupBy(items, (item) => item.suite);
   const buckets: Partial<Record<EvalBucket, ResultSummary>> = {};
@@ -56,7 +88,8 @@ export function summarizeEvaluation(items: readonly ItemResult[]): EvaluationSum
     suites: [...suites].map(([name, suiteItems]) => ({
       name,
       ...summarizeItems(suiteItems),
-      tasks: [...groupBy(suiteItems, (item) => item.task)].map(([task, taskItems]) => ({ name: task, bucket: taskItems[0]?.bucket ?? null, ...summarizeItems(taskItems) })),
+      tasks: [...groupBy(suiteItems, (item) => item.task)].map(([task, taskItems]) => ({ name: task, bucket: taskItems[0]?.bucket ?? null, ...summarizeItems(taskItems), ...levelsField(taskItems) })),
+      ...levelsField(suiteItems),
     })),
     buckets,
   };
