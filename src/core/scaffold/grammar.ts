@@ -3,7 +3,8 @@
  * block that starts with at most eight import lines (Qwen2.5-Coder-1.5B looped on imports there on
  * repair turns until the token bound) and the manifest constants `NAME` (a lowercase slug),
  * `TITLE`, `DESCRIPTION`, `HINT` (one-line strings) and `SKILLS` (one to five lowercase strings),
- * then defines `generate(rng)`, `render(instance)` and `solve(instance)` at module level, in that
+ * then defines `generate(rng)` (or `generate(rng, level)` in a levelled family, whose `LEVELS` and
+ * `LEVEL_DESCRIPTION` are constants like any other), `render(instance)` and `solve(instance)` at module level, in that
  * order, with any helper functions, constants, imports, comments and blank lines between them;
  * the reply ends with the closing fence. Function bodies are free text indented by four spaces,
  * so the grammar fixes the fences, the manifest and the required definitions (what small models
@@ -19,7 +20,7 @@ header ::= importline{0,8} "NAME = \"" slug "\"\n" "TITLE = \"" char{1,200} "\"\
 slug ::= [a-z] [a-z0-9-]{1,39}
 char ::= [^"\\\x00-\x1f\x7f\u2028\u2029]
 skill ::= "\"" [a-z] [a-z0-9 _-]{0,29} "\""
-body ::= part* "def generate(rng):\n" block part* "def render(instance):\n" block part* "def solve(instance):\n" block part*
+body ::= part* "def generate(rng" ", level"? "):\n" block part* "def render(instance):\n" block part* "def solve(instance):\n" block part*
 part ::= "\n" | comment | importline | constant | function
 comment ::= "#" [^\n]* "\n"
 importline ::= ("import " | "from ") [a-zA-Z_] [^\n]* "\n"

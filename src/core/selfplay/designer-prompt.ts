@@ -31,7 +31,9 @@ step(self, action) -> (observation: str, reward: float, terminated: bool, trunca
 All randomness comes from random.Random(seed). Full success gives a total reward of 1.0; an empty or wrong answer gives 0.
 When step cannot read the action in the task's format (or the move is not allowed), it changes nothing and sets info["invalid_action"] = True.
 You also write oracle.py with act(env, observation) -> str, a reference policy that may read the env's attributes and always reaches reward 1.0,
-and a hint: advice that helps the agent but does not reveal the answer.`;
+and a hint: advice that helps the agent but does not reveal the answer.
+Optionally the environment is a family of levels: reset(self, seed, level=0) builds an instance at level 0 (tiny) up to count - 1 (large),
+declared in the JSON as "levels": {"count": 6, "description": "what a higher level changes"}; envforge admits it at the level the agent can partly solve.`;
 
 const FORMAT = `Reply with exactly three fenced blocks and nothing else:
 \`\`\`json
@@ -55,7 +57,8 @@ const SCAFFOLD_FORMAT = `Write ONE new task as ONE \`\`\`python block that defin
 - generate(rng): returns a new random instance; rng is a random.Random, the only source of randomness
 - render(instance): returns the task text shown to the agent; it holds everything needed to work out the answer, says the answer format, and never contains the answer
 - solve(instance): returns the correct answer (a number, a word, or a list of numbers)
-The agent's reply wins when it equals solve(instance). Keep each instance small (a few values) so the agent can work out the answer without a computer.`;
+The agent's reply wins when it equals solve(instance). Keep each instance small (a few values) so the agent can work out the answer without a computer.
+Optionally make the task a family of levels: set LEVELS = 6 (2 to 8) and LEVEL_DESCRIPTION = "what a higher level changes", and write generate(rng, level), where level runs from 0 (tiny: two or three values) to LEVELS - 1 (larger instances, more values or steps). envforge admits the task at the level the agent can partly solve and raises the level as it learns.`;
 
 /**
  * The worked examples of the scaffolded format, shown one per prompt when memory

@@ -434,3 +434,41 @@ describe("parseDesign: the scaffolded format", () => {
     expect(rejected(parseDesign("这是一个关于二分查找的任务。我无法写代码。", provenance)).reason).toBe("unparseable");
   });
 });
+
+describe("parseDesign: levelled families", () => {
+  const levelled = [
+    'NAME = "count-up"',
+    'TITLE = "Count the items"',
+    'DESCRIPTION = "The agent counts the items in a list."',
+    'HINT = "Count one item at a time."',
+    'SKILLS = ["counting"]',
+    "LEVELS = 5",
+    'LEVEL_DESCRIPTION = "level L lists L + 2 items"',
+    "",
+    "def generate(rng, level):",
+    "    return [rng.randint(1, 9) for _ in range(level + 2)]",
+    "",
+    "def render(instance):",
+    '    return "How many numbers: " + " ".join(map(str, instance)) + "? Reply with one integer."',
+    "",
+    "def solve(instance):",
+    "    return len(instance)",
+  ].join("\n");
+
+  it("reads LEVELS and LEVEL_DESCRIPTION of a scaffolded design into the manifest's levels", () => {
+    const parsed = parseDesign(fence("python", levelled), provenance);
+    expect(parsed.ok && parsed.package.manifest.levels).toEqual({ count: 5, description: "level L lists L + 2 items" });
+  });
+
+  it("reads a JSON levels block of a class design, and leaves one-level designs without levels", () => {
+    const parsed = parseDesign(completion({ levels: { count: 3, description: "more digits" } }), provenance);
+    expect(parsed.ok && parsed.package.manifest.levels).toEqual({ count: 3, description: "more digits" });
+    const plain = parseDesign(fence("python", levelled.replace("LEVELS = 5", "LEVELS = 1")), provenance);
+    expect(plain.ok && plain.package.manifest.levels).toBeUndefined();
+  });
+
+  it("rejects a level count beyond the schema's bound as an invalid manifest", () => {
+    const parsed = parseDesign(fence("python", levelled.replace("LEVELS = 5", "LEVELS = 500")), provenance);
+    expect(parsed).toMatchObject({ ok: false, verdict: { reason: "invalid_manifest" } });
+  });
+});

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EnvManifestSchema, reject, type EnvPackage, type Provenance, type RejectVerdict } from "../../spec/index.js";
+import { EnvManifestSchema, MAX_LEVELS, reject, type EnvPackage, type Provenance, type RejectVerdict } from "../../spec/index.js";
 import { expandScaffold, isScaffoldSource, missingScaffoldFunctions, readModuleConstants, SCAFFOLD_FUNCTIONS } from "../scaffold/index.js";
 
 /** Result of {@link parseDesign}: a package, or a reject verdict of the `parse` stage. */
@@ -23,8 +23,19 @@ const DesignedManifest = z
     rewardRange: z.tuple([z.number(), z.number()]).default([0, 1]),
     passThreshold: z.number().default(1),
     difficulty: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).default({}),
+    /** Levels of a levelled family: a count (module constant `LEVELS`) or the manifest's `{count, description}`. */
+    levels: z.union([z.coerce.number().int().min(1).max(MAX_LEVELS), z.object({ count: z.number(), description: z.string() })]).optional(),
+    /** What a higher level changes (module constant `LEVEL_DESCRIPTION`). */
+    levelDescription: z.string().min(1).max(300).optional(),
   })
   .passthrough();
+
+/** The manifest's `levels` of a design: none for one level, else the count and what a level changes. */
+function designedLevels(levels: z.infer<typeof DesignedManifest>["levels"], description: string | undefined): { count: number; description: string } | undefined {
+  if (levels === undefined) return undefined;
+  if (typeof levels === "object") return levels;
+  return levels > 1 ? { count: levels, description: description ?? "a higher level builds a larger instance" } : undefined;
+}
 
 /**
  * Parses a Designer completion into an environment package. Two formats:
@@ -33,7 +44,8 @@ const DesignedManifest = z
  *   `step`; `oracle.py` the block defining `act` (it may be the same block);
  * - scaffolded (`core/scaffold`): one Python block defining `generate`, `render`
  *   and `solve`, with the manifest fields as module constants (`NAME`, `TITLE`,
- *   `DESCRIPTION`, `HINT`, `SKILLS`, `SCENARIO`, `MAX_TURNS`) or in a JSON block;
+ *   `DESCRIPTION`, `HINT`, `SKILLS`, `SCENARIO`, `MAX_TURNS`, and for a levelled
+ *   family `LEVELS` with `LEVEL_DESCRIPTION`, `generate(rng, level)`) or in a JSON block;
  *   envforge's template supplies the class and the oracle.
  * A completion without fences whose text is a scaffolded design is read as one
  * block. Never throws: every failure is a `parse` reject verdict with reason
@@ -76,7 +88,17 @@ export function parseDesign(completion: string, provenance: Provenance): ParsedD
 function manifestFromConstants(source: string): Record<string, unknown> {
   const constants = readModuleConstants(source);
   const fields: Record<string, unknown> = {};
-  const keys = { name: "NAME", title: "TITLE", description: "DESCRIPTION", hint: "HINT", skills: "SKILLS", scenario: "SCENARIO", maxTurns: "MAX_TURNS" } as const;
+  const keys = {
+    name: "NAME",
+    title: "TITLE",
+    description: "DESCRIPTION",
+    hint: "HINT",
+    skills: "SKILLS",
+    scenario: "SCENARIO",
+    maxTurns: "MAX_TURNS",
+    levels: "LEVELS",
+    levelDescription: "LEVEL_DESCRIPTION",
+  } as const;
   for (const [field, constant] of Object.entries(keys)) if (constants[constant] !== undefined) fields[field] = constants[constant];
   if (fields.title === undefined && typeof fields.name === "string") fields.title = fields.name;
   if (fields.description === undefined && typeof fields.title === "string") fields.description = fields.title;
@@ -102,6 +124,7 @@ function packageOf(json: Record<string, unknown>, sources: { readonly envSource:
     skills: fields.skills.length > 0 ? fields.skills.slice(0, 8) : ["general"],
     scenario: fields.scenario,
     difficulty: fields.difficulty,
+    ...(designedLevels(fields.levels, fields.levelDescription) === undefined ? {} : { levels: designedLevels(fields.levels, fields.levelDescription) }),
     provenance,
   });
   if (!manifest.success) {
