@@ -7,9 +7,11 @@ import { benchTrainingCommand } from "./bench-training-command.js";
 import { benchSamplingCommand } from "./bench-sampling-command.js";
 import { benchDesignerCommand } from "./bench-designer-command.js";
 import { benchServeCommand } from "./bench-serve-command.js";
+import { benchSignalCommand } from "./bench-signal-command.js";
 import { dashboardCommand } from "./dashboard-command.js";
 import { evalCommand } from "./eval-command.js";
 import { evolveCommand } from "./evolve-command.js";
+import { importCommand } from "./import-command.js";
 import { exportTensorBoardCommand } from "./export-command.js";
 import { lineageShowCommand, rubricLearnCommand } from "./lineage-command.js";
 import { runCommand } from "./run-command.js";
@@ -95,6 +97,21 @@ program
     } else {
       process.exitCode = await admitCommand(path, flags);
     }
+  });
+
+program
+  .command("import")
+  .description("import outside environments as envforge packages: rlve (RLVE's 400 environments from the installed rlve-gym; ENVFORGE_RLVE=1 ./scripts/setup.sh installs it)")
+  .argument("<source>", "rlve")
+  .option("--out <dir>", "output folder, one package folder per environment (default envs/rlve)")
+  .option("--only <names>", "comma-separated RLVE identifiers (Multiplication) or package names (rlve-multiplication)")
+  .option("--levels <n>", "levels to try per environment: RLVE's parameter controller after 0..n-1 update() calls (default 10)", integer("--levels", 1))
+  .option("--concurrency <n>", "environments probed at the same time (default: one per CPU core)", integer("--concurrency", 1))
+  .option("--config <file>", "JSON config file (its sandbox section runs the level probe)")
+  .option("--json", "print the import report as JSON")
+  .addHelpText("after", "\nExit codes: 0 at least one environment imported; 1 none; 2 bad flags, unknown names or RLVE not installed.")
+  .action(async (source: string, flags) => {
+    process.exitCode = await importCommand(source, flags);
   });
 
 program
@@ -198,6 +215,21 @@ bench
   .option("--json", "print JSON (with solverPhaseSpeedup, concurrencySpeedup, engineUtilisation, engineTrainerKl, adapterSyncSeconds)")
   .action(async (flags) => {
     process.exitCode = await benchSamplingCommand(flags);
+  });
+
+bench
+  .command("signal")
+  .description("the learning signal of the seed environments, static levels vs the adaptive level controller, per model: Solver groups whose returns differ, win rates, invalid actions, controller overhead")
+  .option("--models <list>", "comma-separated model specs", "embedded,embedded:qwen2.5-coder-0.5b")
+  .option("--rounds <n>", "rounds per arm", integer("--rounds", 1), 4)
+  .option("--plays <n>", "plays per environment and hint condition", integer("--plays", 1), 4)
+  .option("--environments <n>", "seed environments per round", integer("--environments", 1), 10)
+  .option("--seed <n>", "master seed, the same in every arm", integer("--seed", 0), 0)
+  .option("--out <dir>", "folder of the arms' run folders (default runs/bench-signal-<time>)")
+  .option("--config <file>", "config file under every arm (e.g. solver.format, solver.maxTokens)")
+  .option("--json", "print the figures as JSON too")
+  .action(async (flags) => {
+    process.exitCode = await benchSignalCommand(flags);
   });
 
 /** Parses a comma-separated list of concurrency levels (integers 1–64). */

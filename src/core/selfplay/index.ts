@@ -21,3 +21,4 @@ export * from "./off-policy-correction.js";
 export * from "./training-checkpoints.js";
 export * from "./training-step.js";
 export * from "./logprob-probe.js";
+export * from "./signal-figures.js";
