@@ -59,4 +59,25 @@ describe("scalarSeries", () => {
     expect(result.skipped).toMatchObject({ nullValues: 1, nonNumericValues: 1 });
     expect(new Set(result.points.map((point) => point.wallTime))).toEqual(new Set([1_700_000_000]));
   });
+
+  it("writes the Solver groups' learning signal and each levelled environment's window per round", () => {
+    const report = (round: number, window: [number, number]): RoundReport => ({
+      round,
+      proposed: 0,
+      admitted: 0,
+      rejected: {},
+      solver: { episodes: 8, winRateNoHint: 0.5, winRateHint: 0.5, signal: { groups: 2, returnVariance: 1, penaltyOnly: 0, constant: 1, fraction: 0.5 } },
+      levels: [{ environmentId: "env-a", name: "number-guess", count: 7, window, next: window, byLevel: {} }],
+      designer: { meanReward: null },
+      trainer: { name: "noop", policyVersion: 0, datums: 0 },
+      diagnostics: {},
+      errors: {},
+      seconds: 1,
+    });
+    const result = scalarSeries({ metrics: log([]), reports: [report(1, [0, 0]), report(2, [0, 1])], now });
+    const series = (tag: string) => result.points.filter((point) => point.tag === tag).map((point) => [point.step, point.value]);
+    expect(series("levels/number-guess/high")).toEqual([[1, 0], [2, 1]]);
+    expect(series("levels/number-guess/low")).toEqual([[1, 0], [2, 0]]);
+    expect(series("solver/signal/fraction")).toEqual([[1, 0.5], [2, 0.5]]);
+  });
 });

@@ -78,7 +78,9 @@ function wallTimeOf(line: Record<string, unknown>): number | null {
  * - the store's report of that round adds `solver/winRateNoHint`, `solver/winRateHint`,
  *   `solver/invalidActionRate`, `solver/episodes`, `designer/meanReward`, `designer/meanAttempts`,
  *   `designer/admittedOnTurn/<turn>`, `admission/proposed`, `admission/admitted`,
- *   `admission/rejected/<reason>` and `errors/<code>`; a round the log lacks takes its `round`
+ *   `admission/rejected/<reason>`, `errors/<code>`, the Solver groups' learning signal
+ *   (`solver/signal/fraction`, `solver/signal/returnVariance`, …) and each levelled environment's
+ *   level window (`levels/<name>/low`, `levels/<name>/high`); a round the log lacks takes its `round`
  *   line's figures from the report (they are the same values);
  * - a `trainer_step` line (step = `policyVersion`): `trainer/…` (`trainer/loss`,
  *   `trainer/clipFraction`, `trainer/klSamplerLearner`, `trainer/tokensPerSecond`,
@@ -148,6 +150,8 @@ export function scalarSeries(input: ScalarSeriesInput): ScalarSeries {
     add("admission/admitted", round, report.admitted, wallTime);
     add("admission/rejected", round, report.rejected, wallTime);
     add("errors", round, report.errors, wallTime);
+    // each levelled environment's window as the round sampled it (the level controller)
+    for (const level of report.levels ?? []) add(`levels/${level.name}`, round, { low: level.window[0], high: level.window[1] }, wallTime);
   }
   let trainerSteps = 0;
   for (const line of input.metrics.trainerSteps) {
