@@ -160,7 +160,12 @@ describe("dashboard in headless Chromium, on a real run", () => {
     const rendered = Number(await page.locator("#app").getAttribute("data-rendered"));
     const store = new SqliteStore(join(live, "envforge.db"));
     const [, second] = store.listRounds();
-    const report: RoundReport = { ...(second!.report as RoundReport), round: 3, solver: { episodes: 4, winRateNoHint: 0.25, winRateHint: 0.75, invalidActionRate: 0.5 } };
+    const report: RoundReport = {
+      ...(second!.report as RoundReport),
+      round: 3,
+      solver: { episodes: 4, winRateNoHint: 0.25, winRateHint: 0.75, invalidActionRate: 0.5, signal: { groups: 2, returnVariance: 1, penaltyOnly: 0, constant: 1, fraction: 0.5 } },
+      levels: [{ environmentId: "env-x", name: "number-guess", count: 7, window: [0, 1], next: [0, 2], byLevel: { "0": { episodes: 1, wins: 1 }, "1": { episodes: 1, wins: 0 } } }],
+    };
     store.beginRound(3);
     store.saveSolverPhase(3, store.listEpisodes(2).map((episode) => ({ ...episode, round: 3 })));
     store.saveDesign({ round: 3, index: 0, promptHash: "xss", corpusDocumentIds: [], completion: XSS, verdicts: [{ status: "reject", gate: "parse", reason: "unparseable", message: `no environment in ${XSS}` }], environmentId: null, reward: -1 });
@@ -170,6 +175,9 @@ describe("dashboard in headless Chromium, on a real run", () => {
     await page.waitForFunction((count) => Number(document.getElementById("app")?.dataset.rendered) > count && document.querySelectorAll("#rounds-table tbody tr").length === 3, rendered, { timeout: 8000 });
     expect(Number(await page.locator('.chart[data-chart="win-rate"]').getAttribute("data-points"))).toBe(6);
     expect(Number(await page.locator('.chart[data-chart="loss"]').getAttribute("data-points"))).toBe(1);
+    // the round written now is the first with a level window and a learning-signal figure
+    expect(Number(await page.locator('.chart[data-chart="levels"]').getAttribute("data-points"))).toBe(1);
+    expect(Number(await page.locator('.chart[data-chart="learning-signal"]').getAttribute("data-points"))).toBe(1);
     await expect(page.locator("#live").innerText()).resolves.toBe("live");
     await shot("run-live-update");
 

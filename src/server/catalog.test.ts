@@ -74,4 +74,22 @@ describe("EnvironmentCatalog", () => {
     expect(catalog.frontier()?.map((environment) => environment.name)).toEqual(["root-child"]);
     store.close();
   });
+
+  it("reads each levelled environment's level window from a run store, with the run's own controller settings", () => {
+    const store = new SqliteStore(":memory:");
+    const levelled = testPackage("levelled", ECHO_ENV, { levels: { count: 5, description: "more" } });
+    const plain = testPackage("plain", `${ECHO_ENV}\n# plain\n`);
+    const id = packageId(levelled);
+    store.addEnvironment({ id, package: levelled, round: null, scores: null });
+    store.addEnvironment({ id: packageId(plain), package: plain, round: null, scores: null });
+    store.setMeta("config", { levels: { minSamples: 2 } });
+    store.beginRound(1);
+    const won = { seed: 1, level: 0, initialObservation: "", turns: [], return: 1, won: true, terminated: true, truncated: false };
+    store.saveSolverPhase(1, [0, 1].map(() => ({ round: 1, environmentId: id, role: "solver" as const, hint: false, policyVersion: 0, episode: won })));
+    const catalog = storeCatalog(store);
+    // 2 of 2 at level 0 with minSamples 2 raise the window to [0, 1]
+    expect(catalog.resolve("levelled").levelWindow).toEqual({ low: 0, high: 1 });
+    expect(catalog.resolve("plain").levelWindow).toBeNull();
+    store.close();
+  });
 });

@@ -2,7 +2,8 @@ import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { loadPackageFolder, loadPackageFolders, loadSeedPackages, PACKAGE_FILES } from "../adapters/package-files/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
-import { frontierEnvironments } from "../core/curriculum/index.js";
+import { parseConfig } from "../config/index.js";
+import { frontierEnvironments, storedLevelWindows } from "../core/curriculum/index.js";
 import {
   ConfigError,
   packageId,
@@ -33,6 +34,12 @@ export interface ServedEnvironment {
   /** Self-play round that admitted it, or null. */
   readonly round: number | null;
   readonly lineage: LineagePosition | null;
+  /**
+   * The level controller's current window of a levelled environment in a run store (the levels the
+   * run's next round samples from, replayed from its stored rounds with the run's `levels` config);
+   * null for one-level environments, seeds and package folders.
+   */
+  readonly levelWindow?: { readonly low: number; readonly high: number } | null;
 }
 
 /** Filters of {@link EnvironmentCatalog.list}; every given one must match. */
@@ -158,8 +165,8 @@ export function folderCatalog(paths: readonly string[]): EnvironmentCatalog {
 }
 
 /**
- * Every environment in a store, with scores, lineage positions and the frontier scheduler's
- * current set (when the store has lineages).
+ * Every environment in a store, with scores, lineage positions, the level controller's window of
+ * each levelled environment, and the frontier scheduler's current set (when the store has lineages).
  */
 export function storeCatalog(store: Store): EnvironmentCatalog {
   const lineage = new Map<string, LineagePosition>();
@@ -169,14 +176,23 @@ export function storeCatalog(store: Store): EnvironmentCatalog {
       lineage.set(generation.environmentId, { lineageId: record.id, generation: generation.generation, parentId: generation.parentId });
     }
   }
-  const environments = store.listEnvironments().map((record) => ({
-    id: record.id,
-    name: record.package.manifest.name,
-    package: record.package,
-    scores: record.scores,
-    round: record.round,
-    lineage: lineage.get(record.id) ?? null,
-  }));
+  const records = store.listEnvironments();
+  // the run's own controller settings (a run stores its config), else the defaults
+  const stored = store.getMeta("config") as { levels?: unknown } | undefined;
+  const levels = parseConfig({ levels: stored?.levels ?? {} }).levels;
+  const windows = storedLevelWindows(store, records, Number.POSITIVE_INFINITY, levels);
+  const environments = records.map((record) => {
+    const window = record.package.manifest.levels === undefined ? undefined : windows.get(record.id);
+    return {
+      id: record.id,
+      name: record.package.manifest.name,
+      package: record.package,
+      scores: record.scores,
+      round: record.round,
+      lineage: lineage.get(record.id) ?? null,
+      levelWindow: window === undefined ? null : { low: window.low, high: window.high },
+    };
+  });
   const frontier = lineage.size === 0 ? null : frontierEnvironments(store).map((record) => record.id);
   return new EnvironmentCatalog(environments, frontier);
 }

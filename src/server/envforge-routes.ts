@@ -34,6 +34,8 @@ export interface EnvironmentSummary {
    * changes; a family of one level is `{ count: 1, description: null }`.
    */
   readonly levels: { readonly count: number; readonly description: string | null };
+  /** The level controller's current window in a run store (`ServedEnvironment.levelWindow`); null otherwise. */
+  readonly levelWindow: { readonly low: number; readonly high: number } | null;
   readonly origin: "seed" | "designer" | "evolution";
   readonly scores: ServedEnvironment["scores"];
   readonly round: number | null;
@@ -54,6 +56,7 @@ export function summarise(environment: ServedEnvironment): EnvironmentSummary {
     rewardRange: manifest.rewardRange,
     passThreshold: manifest.passThreshold,
     levels: { count: levelCount(manifest), description: manifest.levels?.description ?? null },
+    levelWindow: environment.levelWindow ?? null,
     origin: manifest.provenance.origin,
     scores: environment.scores,
     round: environment.round,

@@ -26,7 +26,8 @@ const read = (value: unknown, path: Path): number | null => {
 
 /**
  * The run page's charts from what the store and `metrics.jsonl` hold: per round (the round
- * reports: win rates, invalid actions, Designer reward and regret, funnel, datums, probe,
+ * reports: win rates, invalid actions, the Solver groups' learning signal, each levelled
+ * environment's level window, Designer reward and regret, funnel, datums, probe,
  * engine–trainer KL, seconds per phase) and per optimiser step (`trainer_step` lines: loss,
  * clip fraction, sampler–learner KL, tokens/s).
  */
@@ -46,6 +47,11 @@ export function runCharts(detail: RunDetail): ChartSpec[] {
   return [
     { ...byRound("win-rate", "Solver win rate", [perRound("without hint", "solver", "winRateNoHint"), perRound("with hint", "solver", "winRateHint")]), yRange: [0, 1] },
     { ...byRound("invalid-actions", "Invalid-action rate", [perRound("invalid actions", "solver", "invalidActionRate")]), yRange: [0, 1] },
+    {
+      ...byRound("learning-signal", "Solver groups with a learning signal (returns differ)", [perRound("fraction of groups", "solver", "signal", "fraction")], "no Solver group of two or more episodes yet"),
+      yRange: [0, 1],
+    },
+    byRound("levels", "Level window top per environment (level controller)", levelSeries(reported), "no levelled environment played yet"),
     byRound("designer-reward", "Designer reward", [perRound("mean reward", "designer", "meanReward"), perRound("reward std", "diagnostics", "designer", "rewardStd")]),
     byRound(
       "regret",
@@ -73,4 +79,18 @@ export function runCharts(detail: RunDetail): ChartSpec[] {
     byStep("sampler-learner-kl", "Sampler–learner KL", [perStep("KL", "klSamplerLearner")]),
     byStep("tokens-per-second", "Training tokens/s", [perStep("tokens/s", "tokensPerSecond")]),
   ];
+}
+
+/** One line per levelled environment: the top of its level window in each round it was played (null in the others). */
+function levelSeries(reported: RunDetail["rounds"]): Series[] {
+  const names = [...new Set(reported.flatMap((round) => levelsOf(round.report).map((level) => level.name)))].sort();
+  return names.map((name) => ({
+    label: name,
+    values: reported.map((round) => levelsOf(round.report).find((level) => level.name === name)?.window[1] ?? null),
+  }));
+}
+
+function levelsOf(report: unknown): ReadonlyArray<{ readonly name: string; readonly window: readonly [number, number] }> {
+  const levels = typeof report === "object" && report !== null ? (report as { levels?: unknown }).levels : undefined;
+  return Array.isArray(levels) ? (levels as Array<{ name: string; window: [number, number] }>).filter((level) => typeof level?.name === "string" && Array.isArray(level.window)) : [];
 }
