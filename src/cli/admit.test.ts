@@ -31,7 +31,7 @@ describe("envforge admit PATH", () => {
     const output = JSON.parse(result.stdout);
     expect(Object.keys(output)).toEqual(["admitted", "gate", "reason", "message", "timingsMs"]);
     expect(output).toMatchObject({ admitted: true, gate: null, reason: null });
-    expect(Object.keys(output.timingsMs)).toEqual(["static", "executable", "deterministic", "oracle", "negative-controls", "scorer-contract", "hint", "novelty", "decontamination"]);
+    expect(Object.keys(output.timingsMs)).toEqual(["static", "executable", "deterministic", "oracle", "negative-controls", "scorer-contract", "hint", "levels", "novelty", "decontamination"]);
     expect(result.stderr).toMatch(/self-review and calibration not run: they need a language model/);
   });
 
@@ -74,7 +74,7 @@ describe("envforge admit PATH", () => {
     const twice = envforge("admit", "envs/seeds/knapsack", "--gates", "static,static");
     expect(twice.status).toBe(2);
     expect(twice.stderr).toMatch(/more than once/);
-    const onlyModelGates = envforge("admit", "envs/seeds/knapsack", "--skip", "static,executable,deterministic,oracle,negative-controls,scorer-contract,hint,novelty,decontamination");
+    const onlyModelGates = envforge("admit", "envs/seeds/knapsack", "--skip", "static,executable,deterministic,oracle,negative-controls,scorer-contract,hint,levels,novelty,decontamination");
     expect(onlyModelGates.status).toBe(2);
     expect(onlyModelGates.stderr).toMatch(/no gate left to run/);
     const nothing = envforge("admit", "--eval", "envs/seeds", "--json");

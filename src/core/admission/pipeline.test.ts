@@ -40,7 +40,7 @@ describe("admission pipeline", () => {
 
   it("builds the configured gates in order without the skipped ones", () => {
     expect(buildGates(parseConfig({}).admission).map((entry) => entry.name)).toEqual([
-      "static", "executable", "deterministic", "oracle", "negative-controls", "scorer-contract", "hint", "novelty", "decontamination", "self-review", "calibration",
+      "static", "executable", "deterministic", "oracle", "negative-controls", "scorer-contract", "hint", "levels", "novelty", "decontamination", "self-review", "calibration",
     ]);
     const chosen = buildGates(parseConfig({ admission: { gates: ["hint", "static", "calibration"], skip: ["calibration"] } }).admission);
     expect(chosen.map((entry) => [entry.name, entry.usesModel])).toEqual([["hint", false], ["static", false]]);

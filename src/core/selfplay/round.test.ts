@@ -66,7 +66,7 @@ describe("self-play round (scripted fake model)", () => {
     // no-hint win rate 0, hint win rate 1 → regret 1 → 0.4·1 + 0.6·anchor(0) = 0.4
     expect(design?.reward).toBeCloseTo(0.4);
     expect(design?.verdicts.map((verdict) => verdict.gate)).toEqual([
-      "parse", "static", "executable", "deterministic", "oracle", "negative-controls", "scorer-contract", "hint", "novelty", "decontamination", "self-review",
+      "parse", "static", "executable", "deterministic", "oracle", "negative-controls", "scorer-contract", "hint", "levels", "novelty", "decontamination", "self-review",
     ]);
     const admitted = store.listEnvironments().find((record) => record.id === design?.environmentId);
     expect(admitted?.scores).toMatchObject({ plays: 2, winRateNoHint: 0, winRateHint: 1, regret: 1 });
