@@ -3,46 +3,58 @@
 The agent is shown the edge list of a small connected graph whose edges carry
 positive integer weights, plus a start node and an end node. It must reply with
 the length (total weight) of the shortest path between them as one integer.
-Single turn: reward 1.0 for the exact distance, 0.0 otherwise.
+Single turn: reward 1.0 for the exact distance, 0.0 otherwise. The level
+(LEVELS) sets the number of nodes, the edges added to the spanning tree and the
+largest weight.
 """
 
 import heapq
 import random
 import re
 
-NODES = 8            # nodes are labelled A, B, C, ...
-EXTRA_EDGES = 5      # edges added on top of a random spanning tree
-MAX_WEIGHT = 20      # edge weights are drawn from 1..MAX_WEIGHT
+# One entry per level, easiest first: nodes are labelled A, B, C, ...; extra_edges
+# are added on top of a random spanning tree; weights are drawn from 1..max_weight.
+LEVELS = [
+    {"nodes": 3, "extra_edges": 1, "max_weight": 9},
+    {"nodes": 4, "extra_edges": 3, "max_weight": 12},
+    {"nodes": 5, "extra_edges": 3, "max_weight": 15},
+    {"nodes": 6, "extra_edges": 4, "max_weight": 15},
+    {"nodes": 8, "extra_edges": 5, "max_weight": 20},  # STATIC_LEVEL
+    {"nodes": 10, "extra_edges": 8, "max_weight": 30},
+    {"nodes": 13, "extra_edges": 12, "max_weight": 40},
+    {"nodes": 16, "extra_edges": 16, "max_weight": 50},
+]
+STATIC_LEVEL = 4     # the family's size before it had levels: 8 nodes, 5 extra edges
 MAX_TURNS = 1
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 INT_RE = re.compile(r"(?<!\d)-?\d{1,9}(?!\d)")
 
 
-def build_graph(rng):
-    """Return a list of (u, v, weight) edges forming a connected graph."""
-    order = list(range(NODES))
+def build_graph(rng, nodes, extra_edges, max_weight):
+    """Return a list of (u, v, weight) edges forming a connected graph on nodes 0..nodes-1."""
+    order = list(range(nodes))
     rng.shuffle(order)
     edges = {}
-    for i in range(1, NODES):
+    for i in range(1, nodes):
         u, v = order[i], order[rng.randrange(i)]
-        edges[(min(u, v), max(u, v))] = rng.randint(1, MAX_WEIGHT)
-    free_pairs = [(u, v) for u in range(NODES) for v in range(u + 1, NODES)
+        edges[(min(u, v), max(u, v))] = rng.randint(1, max_weight)
+    free_pairs = [(u, v) for u in range(nodes) for v in range(u + 1, nodes)
                   if (u, v) not in edges]
-    for pair in rng.sample(free_pairs, min(EXTRA_EDGES, len(free_pairs))):
-        edges[pair] = rng.randint(1, MAX_WEIGHT)
+    for pair in rng.sample(free_pairs, min(extra_edges, len(free_pairs))):
+        edges[pair] = rng.randint(1, max_weight)
     edge_list = [(u, v, w) for (u, v), w in edges.items()]
     rng.shuffle(edge_list)
     return edge_list
 
 
-def dijkstra(edges, source):
-    """Distances from source to every node (list indexed by node)."""
-    adjacency = [[] for _ in range(NODES)]
+def dijkstra(edges, source, nodes):
+    """Distances from source to every node 0..nodes-1 (list indexed by node)."""
+    adjacency = [[] for _ in range(nodes)]
     for u, v, w in edges:
         adjacency[u].append((v, w))
         adjacency[v].append((u, w))
-    dist = [None] * NODES
+    dist = [None] * nodes
     heap = [(0, source)]
     while heap:
         d, node = heapq.heappop(heap)
@@ -64,25 +76,30 @@ def parse_int(text):
 class ShortestPathEnv:
     def __init__(self):
         self.edges = []
+        self.nodes = 0
         self.source = 0
         self.target = 0
         self.answer = 0
         self.turns = 0
         self.done = True
 
-    def reset(self, seed: int) -> str:
+    def reset(self, seed: int, level: int = 0) -> str:
+        if not 0 <= level < len(LEVELS):
+            raise ValueError(f"level must be in 0..{len(LEVELS) - 1}, got {level}")
+        config = LEVELS[level]
         rng = random.Random(seed)
-        self.edges = build_graph(rng)
-        self.source = rng.randrange(NODES)
-        dist = dijkstra(self.edges, self.source)
+        self.nodes = config["nodes"]
+        self.edges = build_graph(rng, self.nodes, config["extra_edges"], config["max_weight"])
+        self.source = rng.randrange(self.nodes)
+        dist = dijkstra(self.edges, self.source, self.nodes)
         # Ask for the farthest node so the answer is a sum of several weights.
-        self.target = max(range(NODES), key=lambda n: (dist[n], n))
+        self.target = max(range(self.nodes), key=lambda n: (dist[n], n))
         self.answer = dist[self.target]
         self.turns = 0
         self.done = False
         edge_text = "; ".join(f"{LABELS[u]}-{LABELS[v]} {w}" for u, v, w in self.edges)
         return (
-            f"Undirected weighted graph with nodes {LABELS[0]}-{LABELS[NODES - 1]}. "
+            f"Undirected weighted graph with nodes {LABELS[0]}-{LABELS[self.nodes - 1]}. "
             f"Edges (node-node weight): {edge_text}.\n"
             f"What is the total weight of the shortest path from {LABELS[self.source]} "
             f"to {LABELS[self.target]}? Reply with one integer, in the form 'Answer: <number>'."

@@ -4,29 +4,39 @@ The agent sees a numbered list of positive integers and a target. It must reply
 with the indices (1-based, comma-separated) of a subset whose numbers add up to
 the target exactly. A subset with the target sum is planted when the instance is
 generated, but any subset with the right sum wins. Single turn: reward 1.0 for a
-valid subset, 0.0 otherwise.
+valid subset, 0.0 otherwise. The level (LEVELS) sets how many numbers are listed,
+their range and the size of the planted subset.
 """
 
 import random
 import re
 
-COUNT = 10           # how many numbers are listed
-MIN_VALUE = 10       # numbers are drawn from MIN_VALUE..MAX_VALUE
-MAX_VALUE = 99
-MIN_SUBSET = 3       # size of the planted subset
-MAX_SUBSET = 5
+# One entry per level, easiest first: count numbers are listed, drawn from
+# min_value..max_value, and the planted subset has min_subset..max_subset of them.
+LEVELS = [
+    {"count": 3, "min_value": 1, "max_value": 20, "min_subset": 2, "max_subset": 2},
+    {"count": 4, "min_value": 1, "max_value": 30, "min_subset": 2, "max_subset": 3},
+    {"count": 6, "min_value": 5, "max_value": 50, "min_subset": 2, "max_subset": 3},
+    {"count": 8, "min_value": 10, "max_value": 99, "min_subset": 3, "max_subset": 4},
+    {"count": 10, "min_value": 10, "max_value": 99, "min_subset": 3, "max_subset": 5},  # STATIC_LEVEL
+    {"count": 13, "min_value": 10, "max_value": 199, "min_subset": 4, "max_subset": 6},
+    {"count": 16, "min_value": 100, "max_value": 999, "min_subset": 5, "max_subset": 8},
+    {"count": 20, "min_value": 100, "max_value": 999, "min_subset": 6, "max_subset": 10},
+]
+STATIC_LEVEL = 4     # the family's size before it had levels: ten numbers 10-99, 3-5 planted
 MAX_TURNS = 1
 
 LIST_RE = re.compile(r"(?<!\d)\d{1,3}(?:\s*,\s*\d{1,3})+(?!\d)")
 INT_RE = re.compile(r"(?<!\d)\d{1,3}(?!\d)")
 
 
-def make_instance(rng):
+def make_instance(rng, config):
     """Return (numbers, planted index list, target) with the target not in numbers."""
+    count = config["count"]
     while True:
-        numbers = [rng.randint(MIN_VALUE, MAX_VALUE) for _ in range(COUNT)]
-        size = rng.randint(MIN_SUBSET, MAX_SUBSET)
-        planted = sorted(rng.sample(range(COUNT), size))
+        numbers = [rng.randint(config["min_value"], config["max_value"]) for _ in range(count)]
+        size = rng.randint(config["min_subset"], config["max_subset"])
+        planted = sorted(rng.sample(range(count), size))
         target = sum(numbers[i] for i in planted)
         if target not in numbers:
             return numbers, planted, target
@@ -48,11 +58,16 @@ class SubsetSumEnv:
         self.numbers = []
         self.planted = []
         self.target = 0
+        self.count = 0
         self.done = True
 
-    def reset(self, seed: int) -> str:
+    def reset(self, seed: int, level: int = 0) -> str:
+        if not 0 <= level < len(LEVELS):
+            raise ValueError(f"level must be in 0..{len(LEVELS) - 1}, got {level}")
+        config = LEVELS[level]
         rng = random.Random(seed)
-        self.numbers, self.planted, self.target = make_instance(rng)
+        self.count = config["count"]
+        self.numbers, self.planted, self.target = make_instance(rng, config)
         self.done = False
         listing = ", ".join(f"#{i + 1}: {n}" for i, n in enumerate(self.numbers))
         return (
@@ -69,8 +84,8 @@ class SubsetSumEnv:
             return "no indices found"
         if len(set(indices)) != len(indices):
             return "an index is repeated"
-        if any(i < 1 or i > COUNT for i in indices):
-            return f"indices must be between 1 and {COUNT}"
+        if any(i < 1 or i > self.count for i in indices):
+            return f"indices must be between 1 and {self.count}"
         return None
 
     def check(self, indices):
@@ -93,4 +108,4 @@ class SubsetSumEnv:
             return "Correct: the subset hits the target.", 1.0, True, False, {
                 "correct": True, "indices": indices}
         return f"Wrong: {error}.", 0.0, True, False, {
-            "correct": False, "indices": indices[:COUNT + 1], "invalid_action": self.malformed(indices) is not None}
+            "correct": False, "indices": indices[:self.count + 1], "invalid_action": self.malformed(indices) is not None}

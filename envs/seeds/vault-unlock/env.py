@@ -6,23 +6,40 @@ which holds a note with the vault code. The chain is: examine spots -> take
 key -> use key on the container -> open it -> take note -> read note -> enter
 the code -> open vault. Which spots exist, where the key is, what the container
 is and the code digits all vary with the seed. Reward 1.0 when the vault opens;
-the episode is truncated after MAX_TURNS commands.
+the episode is truncated after max_turns commands. The level (LEVELS) sets the
+number of hiding spots and decoys, the code length, the turn budget and whether
+the container is locked at all (at level 0 it is not, so no key is needed).
 """
 
 import random
 import re
 
-SPOT_NAMES = ["rug", "plant", "painting", "bookshelf", "clock", "sofa", "lamp", "vase"]
+SPOT_NAMES = ["rug", "plant", "painting", "bookshelf", "clock", "sofa", "lamp", "vase",
+              "desk", "curtain", "fireplace", "armchair"]
 SPOT_PHRASES = {"rug": "Under the rug", "plant": "In the plant pot",
                 "painting": "Behind the painting", "bookshelf": "On the bookshelf",
                 "clock": "Inside the clock", "sofa": "Under the sofa cushions",
-                "lamp": "Beneath the lamp", "vase": "Inside the vase"}
+                "lamp": "Beneath the lamp", "vase": "Inside the vase",
+                "desk": "Under the desk", "curtain": "Behind the curtain",
+                "fireplace": "In the fireplace", "armchair": "Under the armchair"}
 CONTAINERS = ["drawer", "cabinet", "chest", "lockbox"]
 DECOY_ITEMS = ["coin", "marble", "button", "pencil", "ribbon", "stamp"]
-HIDING_SPOTS = 5     # spots present in the room
-DECOYS = 2           # spots holding a useless item
-CODE_DIGITS = 4
-MAX_TURNS = 20
+# One entry per level, easiest first: hiding_spots spots (drawn from the first
+# spot_pool names of SPOT_NAMES) are in the room, decoys of them hold a useless item,
+# the code has code_digits digits, the episode has max_turns turns, and locked says
+# whether the container is locked (a key hidden in one spot opens it) or not (no key).
+LEVELS = [
+    {"hiding_spots": 2, "spot_pool": 8, "decoys": 0, "code_digits": 2, "max_turns": 12, "locked": False},
+    {"hiding_spots": 2, "spot_pool": 8, "decoys": 0, "code_digits": 3, "max_turns": 14, "locked": True},
+    {"hiding_spots": 3, "spot_pool": 8, "decoys": 1, "code_digits": 3, "max_turns": 16, "locked": True},
+    {"hiding_spots": 4, "spot_pool": 8, "decoys": 1, "code_digits": 4, "max_turns": 18, "locked": True},
+    {"hiding_spots": 5, "spot_pool": 8, "decoys": 2, "code_digits": 4, "max_turns": 20, "locked": True},  # STATIC_LEVEL
+    {"hiding_spots": 7, "spot_pool": 8, "decoys": 3, "code_digits": 5, "max_turns": 20, "locked": True},
+    {"hiding_spots": 9, "spot_pool": 10, "decoys": 4, "code_digits": 6, "max_turns": 22, "locked": True},
+    {"hiding_spots": 12, "spot_pool": 12, "decoys": 6, "code_digits": 8, "max_turns": 24, "locked": True},
+]
+STATIC_LEVEL = 4     # the family's size before it had levels: five spots, two decoys, four digits
+MAX_TURNS = max(level["max_turns"] for level in LEVELS)
 MAX_ACTION_CHARS = 2000  # longer replies are cut before parsing
 
 VERBS = {"look": "look", "examine": "examine", "search": "examine", "inspect": "examine",
@@ -53,6 +70,8 @@ class VaultUnlockEnv:
         self.contents = {}
         self.container = "drawer"
         self.code = ""
+        self.code_digits = 4
+        self.max_turns = 20
         self.turns = 0
         self.done = True
         self.inventory = []
@@ -67,26 +86,33 @@ class VaultUnlockEnv:
         listing = ", ".join(f"a {s}" for s in self.spots)
         lock = "an open" if self.opened else "an unlocked" if self.unlocked else "a locked"
         return (f"You are in a study. You see: {listing}, {lock} {self.container}, "
-                f"and a vault with a {CODE_DIGITS}-digit keypad.")
+                f"and a vault with a {self.code_digits}-digit keypad.")
 
-    def reset(self, seed: int) -> str:
+    def reset(self, seed: int, level: int = 0) -> str:
+        if not 0 <= level < len(LEVELS):
+            raise ValueError(f"level must be in 0..{len(LEVELS) - 1}, got {level}")
+        config = LEVELS[level]
         rng = random.Random(seed)
-        self.spots = rng.sample(SPOT_NAMES, HIDING_SPOTS)
+        self.spots = rng.sample(SPOT_NAMES[:config["spot_pool"]], config["hiding_spots"])
         self.contents = {s: None for s in self.spots}
-        key_spot, *decoy_spots = rng.sample(self.spots, 1 + DECOYS)
-        self.contents[key_spot] = "key"
-        for spot, item in zip(decoy_spots, rng.sample(DECOY_ITEMS, DECOYS)):
+        key_spot, *decoy_spots = rng.sample(self.spots, 1 + config["decoys"])
+        if config["locked"]:  # an unlocked container needs no key: its spot stays empty
+            self.contents[key_spot] = "key"
+        for spot, item in zip(decoy_spots, rng.sample(DECOY_ITEMS, config["decoys"])):
             self.contents[spot] = item
         self.container = rng.choice(CONTAINERS)
-        self.code = "".join(str(rng.randint(0, 9)) for _ in range(CODE_DIGITS))
+        self.code_digits = config["code_digits"]
+        self.code = "".join(str(rng.randint(0, 9)) for _ in range(self.code_digits))
+        self.max_turns = config["max_turns"]
         self.turns = 0
         self.done = False
         self.inventory = []
         self.revealed = []
         self.examined = []
-        self.unlocked = self.opened = self.note_read = self.code_accepted = False
+        self.opened = self.note_read = self.code_accepted = False
+        self.unlocked = not config["locked"]
         return (f"Escape-room task: open the vault. Commands: {COMMANDS}. One command per "
-                f"turn; you have {MAX_TURNS} turns.\n" + self.room())
+                f"turn; you have {self.max_turns} turns.\n" + self.room())
 
     # --- command handlers; each returns (message, success) ---------------------------
 
@@ -109,7 +135,7 @@ class VaultUnlockEnv:
             extra = " It has a keyhole." if not self.unlocked else ""
             return f"A wooden {self.container}. It is {state}.{extra}", False
         if target in ("vault", "keypad"):
-            return (f"A steel vault with a {CODE_DIGITS}-digit keypad. It is "
+            return (f"A steel vault with a {self.code_digits}-digit keypad. It is "
                     f"{'unlocked' if self.code_accepted else 'locked'}."), False
         if target == "note":
             return self.do_read(["note"])
@@ -170,8 +196,9 @@ class VaultUnlockEnv:
 
     def do_enter(self, words):
         digits = "".join(w for w in words if w.isdigit())
-        if len(digits) != CODE_DIGITS:
-            return f"The keypad needs exactly {CODE_DIGITS} digits, e.g. 'enter 0000'.", False
+        if len(digits) != self.code_digits:
+            return (f"The keypad needs exactly {self.code_digits} digits, "
+                    f"e.g. 'enter {'0' * self.code_digits}'."), False
         if digits != self.code:
             return "The keypad buzzes: wrong code.", False
         self.code_accepted = True
@@ -203,7 +230,7 @@ class VaultUnlockEnv:
         if success:
             self.done = True
             return message, 1.0, True, False, info
-        left = MAX_TURNS - self.turns
+        left = self.max_turns - self.turns
         if left <= 0:
             self.done = True
             return message + " Out of turns.", 0.0, False, True, info
