@@ -300,7 +300,7 @@ program
   .description("evolve seed environments into harder generations (lineages), without rollouts of the target model")
   .option("--from <dir>", "candidates: a package folder, a folder of packages, a run directory (its pool), or \"seeds\"")
   .option("--generations <n>", "generations per seed (config: evolution.generations)", integer("--generations", 1))
-  .option("--direction <d>", "length | scenario | skill | mixed (config: evolution.direction)", choice("--direction", ["length", "scenario", "skill", "mixed"]))
+  .option("--direction <d>", "length | scenario | skill | level | mixed (config: evolution.direction; level: a levelled family one level up, no model edit)", choice("--direction", ["length", "scenario", "skill", "level", "mixed"]))
   .option("--effort <e>", "low | high | max (config: evolution.effort)", choice("--effort", ["low", "high", "max"]))
   .option("--out <dir>", "evolution directory (config: out); default runs/evolve-<UTC timestamp>")
   .option("--config <file>", "JSON config file (see README, Configuration)")

@@ -454,7 +454,7 @@ export const ConfigSchema = z
         /** Generations per seed (G). CLI `evolve --generations`. @default 15 */
         generations: z.number().int().min(1).max(1000).default(15),
         /** Direction of every generation, or `mixed` (a different direction than the parent's, at random). CLI `--direction`. @default "mixed" */
-        direction: z.enum(["length", "scenario", "skill", "mixed"]).default("mixed"),
+        direction: z.enum(["length", "scenario", "skill", "level", "mixed"]).default("mixed"),
         /** Effort: `low` one scenario–skill pair, `high` a contiguous span, `max` unbounded. CLI `--effort`. @default "high" */
         effort: z.enum(["low", "high", "max"]).default("high"),
         /** Proposer/reviewer rounds of the planning loop. @default 3 */

@@ -4,9 +4,12 @@ import type { Verdict } from "./verdict.js";
 /**
  * Direction of one evolution step (environment evolution, off-policy):
  * `length` extends the chain (more steps, new dependencies), `scenario`
- * replaces scenarios and keeps the skills, `skill` replaces skills.
+ * replaces scenarios and keeps the skills, `skill` replaces skills;
+ * `level` (envforge, levelled families only) raises the level instead of
+ * editing code: the child is the parent's program one level up (its level 0
+ * is the parent's level 1), with no model call.
  */
-export type EvolutionDirection = "length" | "scenario" | "skill";
+export type EvolutionDirection = "length" | "scenario" | "skill" | "level";
 
 /**
  * How much of the scenario–skill sequence one step may touch: `low` one

@@ -38,10 +38,28 @@ export function levelView(candidate: EnvPackage, level: number): EnvPackage {
 
 /** `envSource` with {@link LEVEL_VIEW_MARKER} and the pin of `reset` to `level` appended. */
 export function pinnedLevelSource(envSource: string, level: number): string {
+  return levelShimSource(envSource, LEVEL_VIEW_MARKER, "return _levelled_reset(self, seed, _level)", "seed", level);
+}
+
+/** The line that separates a raised family's parent code from the appended level shift ({@link raisedLevelSource}). */
+export const RAISED_LEVEL_MARKER = "# ---- envforge raised level: reset(seed, level) builds the parent's level + offset ----";
+
+/**
+ * `envSource` with {@link RAISED_LEVEL_MARKER} and a shift of `reset` appended: the
+ * module's environment class gets a `reset(seed, level=0)` that calls the original
+ * `reset(seed, level + offset)`, so the family's level 0 is the parent's level `offset`
+ * (environment evolution's "raise the level" generation).
+ */
+export function raisedLevelSource(envSource: string, offset: number): string {
+  return levelShimSource(envSource, RAISED_LEVEL_MARKER, "return _levelled_reset(self, seed, level + _level)", "seed, level=0", offset);
+}
+
+/** The one shim both forms append: finds the environment class as the sandbox does and replaces its `reset`. */
+function levelShimSource(envSource: string, marker: string, body: string, parameters: string, value: number): string {
   return `${envSource}
 
-${LEVEL_VIEW_MARKER}
-def _envforge_pin_level(_level=${level}):
+${marker}
+def _envforge_pin_level(_level=${value}):
     _classes = [value for value in list(globals().values())
                 if isinstance(value, type) and value.__module__ == __name__
                 and callable(getattr(value, "reset", None)) and callable(getattr(value, "step", None))]
@@ -50,8 +68,8 @@ def _envforge_pin_level(_level=${level}):
     _environment = _classes[0]
     _levelled_reset = _environment.reset
 
-    def reset(self, seed):
-        return _levelled_reset(self, seed, _level)
+    def reset(self, ${parameters}):
+        ${body}
 
     _environment.reset = reset
 

@@ -46,7 +46,7 @@ export function levelsGate(): AdmissionGate {
 
 async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {
   const count = levelCount(candidate.manifest);
-  if (candidate.manifest.levels === undefined) return pass("levels", { levels: 1 });
+  if (candidate.manifest.levels === undefined || count === 1) return pass("levels", { levels: count });
   const played: Episode[][] = [];
   for (let level = 0; level < count; level += 1) {
     const outcome = await playOracle(levelView(candidate, level), context);

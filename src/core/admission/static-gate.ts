@@ -13,7 +13,8 @@ export function packageInvalid(message: string): RejectVerdict {
 
 /**
  * Gate 1, the cheapest: package fields valid, sources within size limits, both
- * sources parse, `env.py` defines exactly one class with `reset(self, seed)` and
+ * sources parse, `env.py` defines exactly one class with `reset(self, seed)` (`reset(self, seed,
+ * level)` when the manifest declares levels) and
  * `step(self, action)`, `oracle.py` defines `act(env, observation)`. Nothing
  * runs. Reason codes: `package_invalid`, `too_large`, `syntax_error`,
  * `missing_environment_class`, `several_environment_classes`, `wrong_arity`,
@@ -51,10 +52,12 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
     return reject("static", "several_environment_classes", `env.py must define exactly one environment class, found ${classes.map((entry) => entry.name).join(", ")}`);
   }
   const [environmentClass] = classes;
-  for (const [method, count] of [["reset", 2], ["step", 2]] as const) {
+  // a levelled family is reset as reset(self, seed, level)
+  const levelled = candidate.manifest.levels !== undefined;
+  for (const [method, count, parameters] of [["reset", levelled ? 3 : 2, levelled ? "seed, level" : "seed"], ["step", 2, "action"]] as const) {
     const arity = environmentClass?.methods[method];
     if (arity !== undefined && !accepts(arity, count)) {
-      return reject("static", "wrong_arity", `${environmentClass?.name}.${method} must take (self, ${method === "reset" ? "seed" : "action"})`, { method, arity });
+      return reject("static", "wrong_arity", `${environmentClass?.name}.${method} must take (self, ${parameters})${levelled && method === "reset" ? ": the manifest declares levels" : ""}`, { method, arity });
     }
   }
   const act = oracle?.functions["act"];

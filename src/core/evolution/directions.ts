@@ -1,6 +1,6 @@
 import type { EvolutionDirection, EvolutionEffort } from "../../spec/index.js";
 
-/** The three evolution directions. */
+/** The three evolution directions of code edits (the ones `mixed` draws from; `level` raises a levelled family's level instead). */
 export const DIRECTIONS: readonly EvolutionDirection[] = ["length", "scenario", "skill"];
 
 /** A direction, or `mixed`: a policy that picks one per generation. */
@@ -62,5 +62,7 @@ export function directionInstruction(direction: EvolutionDirection, effort: Evol
       return `Direction SCENARIO: replace the scenarios (the situations) with different, less common ones, and keep the same skills in the same order and the same number of steps. ${where} Keep the other steps exactly as they are.\nExample: "1. scenario: a shopping list | skill: add the prices" becomes "1. scenario: a ship's cargo manifest | skill: add the prices".`;
     case "skill":
       return `Direction SKILL: replace the skills the agent needs with different, rarer ones, and keep the scenarios and the number of steps. ${where} Keep the other steps exactly as they are.\nExample: "1. scenario: a shopping list | skill: add the prices" becomes "1. scenario: a shopping list | skill: find the median price".`;
+    case "level":
+      return "Direction LEVEL: keep the program and make the family's easiest level its next one (no code edit).";
   }
 }

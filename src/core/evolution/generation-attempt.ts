@@ -12,7 +12,9 @@ import {
   type ScenarioSkillStep,
   type Verdict,
 } from "../../spec/index.js";
-import { admit } from "../admission/index.js";
+import { admit, type AdmissionResult } from "../admission/index.js";
+import { reject } from "../../spec/index.js";
+import { raisedLevelChild } from "./raise-level.js";
 import { seededRandom } from "../rollout/index.js";
 import { deriveSeed } from "../selfplay/sampling.js";
 import { packagePatch } from "./child-package.js";
@@ -94,6 +96,20 @@ export async function attemptGeneration(input: AttemptInput, deps: EvolutionDepe
     environment,
   });
 
+  if (direction === "level") {
+    // raise the level: no plan and no code edit, the same program one level up (admission still checks it)
+    const child = raisedLevelChild(parent, { origin: "evolution", parentId, generation: next, designerModel: null, promptHash: null, corpusDocumentIds: [], createdAt: now().toISOString() });
+    if (child === null) {
+      return result("admission_rejected", { admission: [reject("level", "no_higher_level", `${parent.manifest.name} declares ${parent.manifest.levels?.count ?? 1} level(s): there is no higher level to raise it to`)] });
+    }
+    const admission = await admit(child, deps.gates, { ...deps.admission, sandbox: deps.sandbox, settings: settings.admission, pool: admissionPool(deps.store, parentId), model: deps.model });
+    if (!admission.admitted) return result("admission_rejected", { admission: admission.verdicts });
+    const steps = input.parentSequence.steps;
+    const sequence: ScenarioSkillSequence = { steps, source: "plan" };
+    const reference = await referenceFor(steps, frequencyReference(poolSequences(deps.store), deps.corpus, { smoothing: settings.smoothing }), deps.model, settings);
+    return validated(child, { summary: "raise the level by one: the parent's level 1 is the child's level 0", steps }, sequence, offPolicyDifficulty(steps, reference), [], admission, {});
+  }
+
   const planning = await runPlanningLoop(
     { parent, sequence: input.parentSequence.steps, direction, effort: settings.effort, span, rubrics: rubricsFor(deps.rubrics.plan, direction) },
     deps.model,
@@ -141,23 +157,36 @@ export async function attemptGeneration(input: AttemptInput, deps: EvolutionDepe
     model: deps.model,
   });
   if (!admission.admitted) return result("admission_rejected", { ...rounds, admission: admission.verdicts });
-  const environmentId = packageId(child);
-  const generation: GenerationRecord = {
-    lineageId: lineage.id,
-    generation: next,
-    environmentId,
-    parentId,
-    direction,
-    effort: settings.effort,
-    plan,
-    patch: packagePatch(parent, child),
-    validations: modification.validations,
-    admission: admission.verdicts,
-    sequence,
-    difficulty,
-    createdAt: child.manifest.provenance.createdAt,
-  };
-  return result("validated", { ...rounds, admission: admission.verdicts }, generation, { id: environmentId, package: child, round: null, scores: null });
+  return validated(child, plan, sequence, difficulty, modification.validations, admission, rounds);
+
+  /** The validated attempt: its generation record and the child's environment. */
+  function validated(
+    child: EnvPackage,
+    plan: GenerationRecord["plan"],
+    sequence: ScenarioSkillSequence,
+    difficulty: GenerationRecord["difficulty"],
+    validations: GenerationRecord["validations"],
+    admission: AdmissionResult,
+    rounds: Partial<Pick<EvolutionAttemptRecord, "planning" | "modification">>,
+  ): AttemptResult {
+    const environmentId = packageId(child);
+    const generation: GenerationRecord = {
+      lineageId: lineage.id,
+      generation: next,
+      environmentId,
+      parentId,
+      direction,
+      effort: settings.effort,
+      plan,
+      patch: packagePatch(parent, child),
+      validations,
+      admission: admission.verdicts,
+      sequence,
+      difficulty,
+      createdAt: child.manifest.provenance.createdAt,
+    };
+    return result("validated", { ...rounds, admission: admission.verdicts }, generation, { id: environmentId, package: child, round: null, scores: null });
+  }
 }
 
 function allModelErrors(rounds: readonly (readonly Verdict[])[]): boolean {

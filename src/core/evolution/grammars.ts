@@ -1,4 +1,4 @@
-import type { ScenarioSkillStep } from "../../spec/index.js";
+import type { EvolutionDirection, ScenarioSkillStep } from "../../spec/index.js";
 import type { EditSpan } from "./directions.js";
 import { stepJson } from "./sequence.js";
 
@@ -31,7 +31,8 @@ manifest ::= "\n` + "```" + String.raw`json\n{" [^` + "`" + String.raw`]* "}\n` 
 /** What {@link planGrammar} needs: the parent's sequence, the direction and the edit span. */
 export interface PlanShape {
   readonly sequence: readonly ScenarioSkillStep[];
-  readonly direction: "length" | "scenario" | "skill";
+  /** `level` never plans (its child is the parent one level up); its grammar keeps every step. */
+  readonly direction: EvolutionDirection;
   readonly span: EditSpan;
 }
 
@@ -66,7 +67,7 @@ export function planGrammar(shape: PlanShape): string {
   } else {
     sequence.forEach((step, index) => {
       const inside = index >= span.start && index < span.end;
-      parts.push(!inside ? fixed(step) : direction === "scenario" ? scenarioFree(step) : skillFree(step));
+      parts.push(!inside || direction === "level" ? fixed(step) : direction === "scenario" ? scenarioFree(step) : skillFree(step));
     });
   }
   return [

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { ConfigError } from "../../spec/index.js";
+import { ConfigError, type EvolutionDirection } from "../../spec/index.js";
 
 /** The rubric file shipped with envforge (`rubrics/evolution.md`), used when `evolution.rubrics` is null. */
 export const DEFAULT_RUBRICS_PATH = fileURLToPath(new URL("../../../rubrics/evolution.md", import.meta.url));
@@ -25,7 +25,7 @@ const DIRECTION_TAG = /^(LENGTH|SCENARIO|SKILL)\s*:\s*/;
  * (Qwen2.5-Coder-1.5B, shown one rubric naming all three directions, rejected
  * LENGTH plans for "not following the SCENARIO rule".)
  */
-export function rubricsFor(rubrics: readonly string[], direction: "length" | "scenario" | "skill"): string[] {
+export function rubricsFor(rubrics: readonly string[], direction: EvolutionDirection): string[] {
   return rubrics.flatMap((rubric) => {
     const tag = DIRECTION_TAG.exec(rubric);
     if (tag === null) return [rubric];
