@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The experiment of issue 16: does self-play teach the policy anything?
+# The experiments of issues 16 and 29: does self-play (or the level controller) teach the policy anything?
 # From the same base model and the same budget (optimiser steps = ROUNDS, the same Solver sampling settings),
 # trains (a) the fixed pool (the ten seeds, Designer off) and (b) self-play (Designer on, admitted environments
 # join the pool), then evaluates base, (a) and (b) on the same held-out suites with `envforge eval`, and prints
@@ -15,6 +15,12 @@
 #   trainer's learning rate; the experiment's own keys (rounds, plays, seed, model, designer.designs, trainer.port,
 #   eval.holdoutAtStart, eval.seed) override it, so (a) and (b) differ only in designer.designs.
 #   GPU machine, e.g.: MODEL=/models/qwen2.5-1.5b-instruct-q4_k_m.gguf ROUNDS=50 PLAYS=8 DESIGNS=8 ITEMS=20 EPISODES=8
+# ARMS: the runs to train, each NAME:DESIGNS:CONTROLLER (default "fixed:0:adaptive selfplay:$DESIGNS:adaptive", the
+#   experiment above). The experiment of issue 29 (levels) is ARMS="static:0:static adaptive:0:adaptive": the fixed
+#   pool with every seed at its old size (difficulty.staticLevel) against the adaptive level controller.
+# EVAL_LEVELS: `--levels` of the environment suites (e.g. 0,2,4: fixed levels, the same for every arm); none = level 0.
+# EXTRA_SUITES: more suites for every evaluation, e.g. "envs:runs/rlve-heldout" (held-out RLVE environments from
+#   `envforge import rlve --out runs/rlve-heldout --only ...`).
 # Everything is resumable: run the same command (same OUT) again after an interruption.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +38,9 @@ MAX_TOKENS="${MAX_TOKENS:-256}"
 TIMEOUT="${TIMEOUT:-900}" # seconds per generation: long, so an item never times out on a busy machine and the three evaluations stay comparable
 CONFIG="${CONFIG:-}"
 OUT="${OUT:-runs/experiment-$(date -u +%Y%m%dT%H%M%SZ)}"
+ARMS="${ARMS:-fixed:0:adaptive selfplay:$DESIGNS:adaptive}"
+EVAL_LEVELS="${EVAL_LEVELS:-}"
+EXTRA_SUITES="${EXTRA_SUITES:-}"
 ENVFORGE="node bin/envforge.js"
 if [ -n "$CONFIG" ]; then # refused before anything is written; envforge run checks the keys
   node -e '
@@ -46,16 +55,17 @@ fi
 mkdir -p "$OUT"
 say() { printf '[experiment] %s\n' "$*" >&2; }
 
-config() { # name designs
+config() { # name designs controller
   node -e '
     const fs = require("fs");
-    const [file, out, rounds, plays, seed, model, designs, port] = process.argv.slice(1);
+    const [file, out, rounds, plays, seed, model, designs, port, controller] = process.argv.slice(1);
     const base = file ? JSON.parse(fs.readFileSync(file, "utf8")) : {};
     const merged = { ...base, rounds: +rounds, plays: +plays, seed: +seed, model: { ...base.model, spec: model },
       designer: { ...base.designer, designs: +designs }, trainer: { ...base.trainer, port: +port },
+      levels: { ...base.levels, controller },
       eval: { ...base.eval, holdoutAtStart: true, seed: +seed } };
     fs.writeFileSync(out, JSON.stringify(merged, null, 2) + "\n");
-  ' "$CONFIG" "$OUT/$1.json" "$ROUNDS" "$PLAYS" "$SEED" "$MODEL" "$2" "$TRAINER_PORT"
+  ' "$CONFIG" "$OUT/$1.json" "$ROUNDS" "$PLAYS" "$SEED" "$MODEL" "$2" "$TRAINER_PORT" "$3"
 }
 train() { # name
   local dir="$OUT/$1"
@@ -68,26 +78,34 @@ train() { # name
   fi
 }
 evaluate() { # label run [step] -> prints the eval id; without a step, the run's latest adapter
-  local args=(eval --run "$OUT/$2" --suite rg holdout heldout-seeds --items "$ITEMS" --episodes "$EPISODES" --seed "$SEED" --max-tokens "$MAX_TOKENS" --timeout "$TIMEOUT" --store "$OUT/eval.db" --json)
+  local suites=(rg holdout heldout-seeds)
+  [ -n "$EXTRA_SUITES" ] && read -r -a extra <<< "$EXTRA_SUITES" && suites+=("${extra[@]}")
+  local args=(eval --run "$OUT/$2" --suite "${suites[@]}" --items "$ITEMS" --episodes "$EPISODES" --seed "$SEED" --max-tokens "$MAX_TOKENS" --timeout "$TIMEOUT" --store "$OUT/eval.db" --json)
   [ -n "$TASKS" ] && args+=(--tasks "$TASKS")
+  [ -n "$EVAL_LEVELS" ] && args+=(--levels "$EVAL_LEVELS")
   [ -n "${3:-}" ] && args+=(--step "$3")
   say "evaluating $1 ($2 at step ${3:-latest})"
   $ENVFORGE "${args[@]}" > "$OUT/eval-$1.json"
   node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).evalId)' "$OUT/eval-$1.json"
 }
 
-config fixed 0
-config selfplay "$DESIGNS"
-train fixed
-train selfplay
-base=$(evaluate base fixed 0)
-fixed=$(evaluate fixed fixed)
-selfplay=$(evaluate selfplay selfplay)
+read -r -a arms <<< "$ARMS"
+names=()
+for arm in "${arms[@]}"; do
+  IFS=: read -r name designs controller <<< "$arm"
+  [ -n "$name" ] && [ -n "$designs" ] && [ -n "$controller" ] || { say "ARMS entry '$arm' is not NAME:DESIGNS:CONTROLLER"; exit 2; }
+  config "$name" "$designs" "$controller"
+  names+=("$name")
+done
+for name in "${names[@]}"; do train "$name"; done
+base=$(evaluate base "${names[0]}" 0)
+declare -A evals
+for name in "${names[@]}"; do evals[$name]=$(evaluate "$name" "$name"); done
 {
-  echo "# experiment $OUT: MODEL=$MODEL ROUNDS=$ROUNDS PLAYS=$PLAYS DESIGNS=$DESIGNS ITEMS=$ITEMS EPISODES=$EPISODES TASKS=${TASKS:-default} SEED=$SEED MAX_TOKENS=$MAX_TOKENS TIMEOUT=$TIMEOUT CONFIG=${CONFIG:-none}"
+  echo "# experiment $OUT: MODEL=$MODEL ROUNDS=$ROUNDS PLAYS=$PLAYS ARMS=$ARMS ITEMS=$ITEMS EPISODES=$EPISODES TASKS=${TASKS:-default} SEED=$SEED MAX_TOKENS=$MAX_TOKENS TIMEOUT=$TIMEOUT EVAL_LEVELS=${EVAL_LEVELS:-0} EXTRA_SUITES=${EXTRA_SUITES:-none} CONFIG=${CONFIG:-none}"
   [ -n "$CONFIG" ] && echo "# CONFIG: $(tr -d '\n' < "$CONFIG")"
-  echo; echo "## fixed pool (a) vs base"; $ENVFORGE eval --store "$OUT/eval.db" --compare "$fixed" "$base"
-  echo; echo "## self-play (b) vs base"; $ENVFORGE eval --store "$OUT/eval.db" --compare "$selfplay" "$base"
-  echo; echo "## self-play (b) vs fixed pool (a)"; $ENVFORGE eval --store "$OUT/eval.db" --compare "$selfplay" "$fixed"
+  for name in "${names[@]}"; do echo; echo "## $name vs base"; $ENVFORGE eval --store "$OUT/eval.db" --compare "${evals[$name]}" "$base"; done
+  last="${names[-1]}"
+  if [ "${#names[@]}" -gt 1 ]; then echo; echo "## $last vs ${names[0]}"; $ENVFORGE eval --store "$OUT/eval.db" --compare "${evals[$last]}" "${evals[${names[0]}]}"; fi
 } | tee "$OUT/comparison.txt"
 say "done: $OUT/comparison.txt"
