@@ -89,8 +89,8 @@ del _envforge_pin_level
  * `levels: n`. The one place the per-level checks of admission and evolution run.
  */
 export async function checkGate(gate: AdmissionGate, candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {
-  const count = levelCount(candidate.manifest);
   if (gate.perLevel !== true || candidate.manifest.levels === undefined) return gate.check(candidate, context);
+  const count = levelCount(candidate.manifest);
   let first: Verdict | null = null;
   for (let level = 0; level < count; level += 1) {
     const verdict = await gate.check(levelView(candidate, level), context);

@@ -123,7 +123,7 @@ describe("self-play round (scripted fake model)", () => {
   it("rejects an exact copy of an environment in memory", async () => {
     const seed = loadSeedPackages()[0]!;
     const copy = designCompletion(
-      { name: seed.manifest.name, title: seed.manifest.title, description: seed.manifest.description, maxTurns: seed.manifest.maxTurns, hint: seed.manifest.hint, skills: seed.manifest.skills, scenario: seed.manifest.scenario, difficulty: seed.manifest.difficulty },
+      { name: seed.manifest.name, title: seed.manifest.title, description: seed.manifest.description, maxTurns: seed.manifest.maxTurns, hint: seed.manifest.hint, skills: seed.manifest.skills, scenario: seed.manifest.scenario, difficulty: seed.manifest.difficulty, ...(seed.manifest.levels === undefined ? {} : { levels: seed.manifest.levels }) },
       seed.envSource,
       seed.oracleSource,
     );
