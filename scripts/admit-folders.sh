@@ -5,7 +5,8 @@
 # COUNT (default: all) takes a fixed pseudo-random subset: the first COUNT folders in the order of
 # the sha256 of their names, the same on every machine. One verdict per package lands in
 # VERDICTS/<name>.json (envforge admit --json); the tally (admitted, and rejections per gate and
-# reason) is printed at the end and written to VERDICTS/tally.json. Environment: JOBS (default 2).
+# reason) is printed at the end and written to VERDICTS/tally.json. A package whose verdict is
+# already in VERDICTS is not admitted again (rerun, or raise COUNT, to resume). Environment: JOBS (default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir="${1:?usage: scripts/admit-folders.sh DIR VERDICTS [COUNT]}"
@@ -23,6 +24,7 @@ while IFS= read -r line; do folders+=("${line#* }"); done < <(
 printf '[admit-folders] admitting %d packages of %s, %s at a time\n' "${#folders[@]}" "$dir" "${JOBS:-2}" >&2
 printf '%s\n' "${folders[@]}" | xargs -P "${JOBS:-2}" -I{} sh -c '
   name="$(basename "$1")"
+  [ -s "$2/$name.json" ] && exit 0
   ./bin/envforge.js admit "$1" --skip self-review,calibration,novelty,decontamination --json > "$2/$name.json" 2> "$2/$name.stderr" || true
 ' sh {} "$verdicts"
 for folder in "${folders[@]}"; do cat "$verdicts/$(basename "$folder").json"; done | jq -s '{
