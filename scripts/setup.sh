@@ -10,10 +10,10 @@
 #   2c. openenv-core's virtualenv .venv-openenv (pinned scripts/openenv-requirements.txt), for the OpenEnv client test
 #       and the baseline of `envforge bench serve`
 #   2d. Reasoning Gym's virtualenv .venv-eval (pinned scripts/eval-requirements.txt), for `envforge eval`
-#   2e. with ENVFORGE_RLVE=1, RLVE's virtualenv .venv-rlve (pinned scripts/rlve-requirements.txt), for `envforge import rlve`
+#   2e. RLVE's virtualenv .venv-rlve (pinned scripts/rlve-requirements.txt, about 50 MB), for `envforge import rlve` and its test
 # Environment: ENVFORGE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/envforge), ENVFORGE_SKIP_MODEL=1,
 #   ENVFORGE_MODELS=qwen2.5-coder-1.5b,qwen2.5-coder-0.5b (or all), ENVFORGE_SKIP_TRAINER=1, ENVFORGE_SKIP_OPENENV=1,
-#   ENVFORGE_SKIP_EVAL=1, ENVFORGE_RLVE=1.
+#   ENVFORGE_SKIP_EVAL=1, ENVFORGE_SKIP_RLVE=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -87,10 +87,10 @@ pinned_venv() { # pinned_venv VENV REQUIREMENTS WHAT
 #     then stops with a message naming this script; the envforge suites still run).
 [ "${ENVFORGE_SKIP_EVAL:-0}" = 1 ] || pinned_venv .venv-eval scripts/eval-requirements.txt reasoning-gym
 
-# 2e. RLVE (rlve-gym 0.0.1, pinned in scripts/rlve-requirements.txt, about 50 MB with pip itself) in .venv-rlve, only when
-#     ENVFORGE_RLVE=1: the sources `envforge import rlve` turns into packages, and its test. Nothing else is installed:
+# 2e. RLVE (rlve-gym 0.0.1, pinned in scripts/rlve-requirements.txt, about 50 MB with pip itself) in .venv-rlve (ENVFORGE_SKIP_RLVE=1
+#     skips it; the importer's test then fails, telling you to run this script): the sources `envforge import rlve` turns into packages. Nothing else is installed:
 #     the importer never imports RLVE, and replaces its base class (which imports torch and numpy) with a standard-library one.
-[ "${ENVFORGE_RLVE:-0}" != 1 ] || pinned_venv .venv-rlve scripts/rlve-requirements.txt rlve-gym
+[ "${ENVFORGE_SKIP_RLVE:-0}" = 1 ] || pinned_venv .venv-rlve scripts/rlve-requirements.txt rlve-gym
 
 # 3. Node dependencies and build
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

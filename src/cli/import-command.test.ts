@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../spec/index.js";
 import { importCommand } from "./import-command.js";
 
-// `envforge import` through its command function, on the real rlve-gym (ENVFORGE_RLVE=1 ./scripts/setup.sh).
+// `envforge import` through its command function, on the real rlve-gym (./scripts/setup.sh).
 
 const out = mkdtempSync(join(tmpdir(), "envforge-import-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));

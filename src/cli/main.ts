@@ -101,7 +101,7 @@ program
 
 program
   .command("import")
-  .description("import outside environments as envforge packages: rlve (RLVE's 400 environments from the installed rlve-gym; ENVFORGE_RLVE=1 ./scripts/setup.sh installs it)")
+  .description("import outside environments as envforge packages: rlve (RLVE's 400 environments from the installed rlve-gym; ./scripts/setup.sh installs it)")
   .argument("<source>", "rlve")
   .option("--out <dir>", "output folder, one package folder per environment (default envs/rlve)")
   .option("--only <names>", "comma-separated RLVE identifiers (Multiplication) or package names (rlve-multiplication)")

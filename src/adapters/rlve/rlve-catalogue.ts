@@ -6,11 +6,11 @@ import { z } from "zod";
 import { ConfigError } from "../../spec/index.js";
 import { CATALOGUE_PROGRAM } from "./rlve-python.js";
 
-/** The interpreter of the virtualenv `ENVFORGE_RLVE=1 ./scripts/setup.sh` installs rlve-gym into. */
+/** The interpreter of the virtualenv `./scripts/setup.sh` installs rlve-gym into. */
 export const RLVE_VENV_PYTHON = resolve(dirname(fileURLToPath(import.meta.url)), "../../../.venv-rlve/bin/python");
 
 /** What to run when the RLVE virtualenv is missing. */
-export const RLVE_SETUP_COMMAND = "ENVFORGE_RLVE=1 ./scripts/setup.sh";
+export const RLVE_SETUP_COMMAND = "./scripts/setup.sh";
 
 const ModuleSchema = z.union([
   z.object({ missing: z.literal(true), path: z.string().nullable() }),

@@ -9,7 +9,7 @@ import { readRlveCatalogue, RLVE_SETUP_COMMAND } from "./rlve-catalogue.js";
 import { importRlve, resolveRlveIdentifiers, RLVE_REPORT_FILE, type RlveImportReport } from "./rlve-import.js";
 import { rlvePackageName } from "./rlve-package.js";
 
-// The real rlve-gym 0.0.1 (ENVFORGE_RLVE=1 ./scripts/setup.sh, which .ci/run does), the real
+// The real rlve-gym 0.0.1 (./scripts/setup.sh installs it), the real
 // importer and the real bubblewrap sandbox: three RLVE environments end to end, and two that
 // cannot be imported (one needs networkx, one stores no reference answer).
 

@@ -101,7 +101,7 @@ export function resolveRlveIdentifiers(registered: readonly string[], only: read
  * out) and writes the package folders and
  * `out/import-report.json`.
  *
- * @throws ConfigError when rlve-gym is not installed (run `ENVFORGE_RLVE=1 ./scripts/setup.sh`),
+ * @throws ConfigError when rlve-gym is not installed (run `./scripts/setup.sh`),
  *   an `only` name is unknown, or `levels` is outside 1..{@link MAX_LEVELS}
  */
 export async function importRlve(options: RlveImportOptions): Promise<RlveImportReport> {
