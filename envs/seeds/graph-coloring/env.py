@@ -1,4 +1,4 @@
-"""Graph colouring with k colours.
+"""Graph colouring with k colours, a levelled family.
 
 The agent sees a small undirected graph (nodes A, B, C, ...) and must give every
 node a colour from 1..k so that no edge joins two nodes of the same colour.
@@ -6,28 +6,39 @@ A valid colouring is planted when the graph is built (edges only join nodes of
 different planted colours), and the graph is kept non-bipartite so two colours
 never suffice. Single turn: reward 1.0 for a complete, valid colouring.
 Answer format: 'A=1,B=2,C=3,...'.
+
+The level sets the number of nodes (LEVELS below; more nodes also means more
+edges); level 4 is the family's size before levels (8 nodes).
 """
 
 import random
 import re
 
-NODES = 8
-COLORS = 3
-EDGE_PROB = 0.6      # chance of an edge between two differently planted nodes
+# One row per level: nodes, colours, chance of an edge between two differently planted nodes.
+LEVELS = [
+    {"nodes": 4, "colors": 3, "edgeProb": 0.6},
+    {"nodes": 5, "colors": 3, "edgeProb": 0.6},
+    {"nodes": 6, "colors": 3, "edgeProb": 0.6},
+    {"nodes": 7, "colors": 3, "edgeProb": 0.6},
+    {"nodes": 8, "colors": 3, "edgeProb": 0.6},    # the size before levels
+    {"nodes": 10, "colors": 3, "edgeProb": 0.6},
+    {"nodes": 12, "colors": 3, "edgeProb": 0.6},
+    {"nodes": 14, "colors": 3, "edgeProb": 0.6},
+]
 MAX_TURNS = 1
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 ASSIGN_RE = re.compile(r"(?<![A-Za-z])([A-Za-z])\s*[=:]\s*(\d{1,3})(?!\d)")
 
 
-def is_bipartite(edges):
+def is_bipartite(edges, nodes):
     """Two-colour the graph by search; True if that succeeds."""
-    side = [None] * NODES
-    neighbours = [[] for _ in range(NODES)]
+    side = [None] * nodes
+    neighbours = [[] for _ in range(nodes)]
     for u, v in edges:
         neighbours[u].append(v)
         neighbours[v].append(u)
-    for start in range(NODES):
+    for start in range(nodes):
         if side[start] is not None:
             continue
         side[start] = 0
@@ -43,55 +54,62 @@ def is_bipartite(edges):
     return True
 
 
-def make_graph(rng):
+def make_graph(rng, nodes, colors, edge_prob):
     """Return a list of edges (u, v) with u < v that admits the planted colouring."""
     while True:
-        planted = [i % COLORS + 1 for i in range(NODES)]
+        planted = [i % colors + 1 for i in range(nodes)]
         rng.shuffle(planted)
-        edges = [(u, v) for u in range(NODES) for v in range(u + 1, NODES)
-                 if planted[u] != planted[v] and rng.random() < EDGE_PROB]
-        if not is_bipartite(edges):
+        edges = [(u, v) for u in range(nodes) for v in range(u + 1, nodes)
+                 if planted[u] != planted[v] and rng.random() < edge_prob]
+        if not is_bipartite(edges, nodes):
             rng.shuffle(edges)
             return edges
 
 
-def parse_coloring(text):
+def parse_coloring(text, nodes):
     """Map node index -> colour from 'X=c' pairs; the last pair for a node wins."""
     coloring = {}
     if not isinstance(text, str):
         return coloring
     for letter, colour in ASSIGN_RE.findall(text):
         index = LABELS.find(letter.upper())
-        if 0 <= index < NODES:
+        if 0 <= index < nodes:
             coloring[index] = int(colour)
     return coloring
 
 
 class GraphColoringEnv:
     def __init__(self):
+        self.level = 0
+        self.nodes = LEVELS[0]["nodes"]
+        self.colors = LEVELS[0]["colors"]
         self.edges = []
         self.done = True
 
-    def reset(self, seed: int) -> str:
+    def reset(self, seed: int, level: int = 0) -> str:
+        if not 0 <= level < len(LEVELS):
+            raise ValueError(f"level must be 0..{len(LEVELS) - 1}, got {level}")
+        row = LEVELS[level]
+        self.level, self.nodes, self.colors = level, row["nodes"], row["colors"]
         rng = random.Random(seed)
-        self.edges = make_graph(rng)
+        self.edges = make_graph(rng, self.nodes, self.colors, row["edgeProb"])
         self.done = False
         edge_text = ", ".join(f"{LABELS[u]}-{LABELS[v]}" for u, v in self.edges)
         return (
-            f"Graph with nodes {LABELS[0]}-{LABELS[NODES - 1]} and edges: {edge_text}.\n"
-            f"Give each node a colour from 1 to {COLORS} so that the two ends of every edge "
+            f"Graph with nodes {LABELS[0]}-{LABELS[self.nodes - 1]} and edges: {edge_text}.\n"
+            f"Give each node a colour from 1 to {self.colors} so that the two ends of every edge "
             "have different colours. Reply with every node on one line, e.g. "
             "'A=1,B=2,C=3,...'."
         )
 
     def malformed(self, coloring):
-        """Why the reply is not a colouring of every node with 1..COLORS, or None."""
-        missing = [LABELS[i] for i in range(NODES) if i not in coloring]
+        """Why the reply is not a colouring of every node with 1..colors, or None."""
+        missing = [LABELS[i] for i in range(self.nodes) if i not in coloring]
         if missing:
             return "no colour for " + ",".join(missing)
-        bad = [LABELS[i] for i in range(NODES) if not 1 <= coloring[i] <= COLORS]
+        bad = [LABELS[i] for i in range(self.nodes) if not 1 <= coloring[i] <= self.colors]
         if bad:
-            return f"colours must be 1..{COLORS} (check {','.join(bad)})"
+            return f"colours must be 1..{self.colors} (check {','.join(bad)})"
         return None
 
     def problems(self, coloring):
@@ -109,7 +127,7 @@ class GraphColoringEnv:
         if self.done:
             return "The episode is over.", 0.0, True, False, {"episode_over": True}
         self.done = True
-        coloring = parse_coloring(action)
+        coloring = parse_coloring(action, self.nodes)
         error = self.problems(coloring)
         if error is None:
             return "Correct: every edge joins different colours.", 1.0, True, False, {

@@ -1,21 +1,32 @@
-"""Small 0/1 knapsack.
+"""Small 0/1 knapsack, a levelled family.
 
 The agent sees a handful of items, each with a weight and a value, and a
 knapsack capacity. It must reply with the maximum total value of a set of items
 (each used at most once) whose total weight fits the capacity, as one integer.
-Single turn: reward 1.0 for the exact optimum, 0.0 otherwise. Instances are
-chosen so that the greedy value-per-weight heuristic is not optimal when such
-an instance is found within a few tries.
+Single turn: reward 1.0 for the exact optimum, 0.0 otherwise. From level 2 on,
+instances are chosen so that the greedy value-per-weight heuristic is not
+optimal when such an instance is found within a few tries.
+
+The level sets the number of items (LEVELS below); level 4 is the family's size
+before levels (7 items).
 """
 
 import random
 import re
 
-ITEMS = 7
-MAX_ITEM_WEIGHT = 12
-MAX_ITEM_VALUE = 40
+# One row per level: items, weights 1..maxItemWeight, values 1..maxItemValue, and how many
+# random instances are tried in search of one where greedy fails (1: take the first).
+LEVELS = [
+    {"items": 3, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 1},
+    {"items": 4, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 1},
+    {"items": 5, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30},
+    {"items": 6, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30},
+    {"items": 7, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30},   # the size before levels
+    {"items": 9, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30},
+    {"items": 11, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30},
+    {"items": 13, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30},
+]
 CAPACITY_FRACTION = 0.5  # capacity is about this share of the total weight
-GREEDY_TRIES = 30        # attempts at finding an instance where greedy fails
 MAX_TURNS = 1
 
 INT_RE = re.compile(r"(?<!\d)-?\d{1,9}(?!\d)")
@@ -41,11 +52,11 @@ def greedy_value(weights, values, capacity):
     return total
 
 
-def make_instance(rng):
+def make_instance(rng, row):
     candidate = None
-    for _ in range(GREEDY_TRIES):
-        weights = [rng.randint(1, MAX_ITEM_WEIGHT) for _ in range(ITEMS)]
-        values = [rng.randint(1, MAX_ITEM_VALUE) for _ in range(ITEMS)]
+    for _ in range(row["greedyTries"]):
+        weights = [rng.randint(1, row["maxItemWeight"]) for _ in range(row["items"])]
+        values = [rng.randint(1, row["maxItemValue"]) for _ in range(row["items"])]
         capacity = max(max(weights), int(sum(weights) * CAPACITY_FRACTION))
         candidate = (weights, values, capacity)
         if greedy_value(weights, values, capacity) != best_value(weights, values, capacity):
@@ -60,15 +71,19 @@ def parse_int(text):
 
 class KnapsackEnv:
     def __init__(self):
+        self.level = 0
         self.weights = []
         self.values = []
         self.capacity = 0
         self.answer = 0
         self.done = True
 
-    def reset(self, seed: int) -> str:
+    def reset(self, seed: int, level: int = 0) -> str:
+        if not 0 <= level < len(LEVELS):
+            raise ValueError(f"level must be 0..{len(LEVELS) - 1}, got {level}")
+        self.level = level
         rng = random.Random(seed)
-        self.weights, self.values, self.capacity = make_instance(rng)
+        self.weights, self.values, self.capacity = make_instance(rng, LEVELS[level])
         self.answer = best_value(self.weights, self.values, self.capacity)
         self.done = False
         items = "; ".join(f"item {i + 1}: weight {w}, value {v}"

@@ -1,16 +1,29 @@
-"""Length of the longest strictly increasing subsequence.
+"""Length of the longest strictly increasing subsequence, a levelled family.
 
 The agent sees a sequence of distinct two-digit numbers and must reply with the
 length of its longest strictly increasing subsequence (elements kept in their
 original order, not necessarily adjacent) as one integer. Single turn: reward
 1.0 for the exact length, 0.0 otherwise.
+
+The level sets the length of the sequence (LEVELS below); level 4 is the
+family's size before levels (15 numbers).
 """
 
 import bisect
 import random
 import re
 
-LENGTH = 15          # how many numbers are in the sequence
+# One row per level: how many numbers are in the sequence.
+LEVELS = [
+    {"length": 5},
+    {"length": 7},
+    {"length": 9},
+    {"length": 12},
+    {"length": 15},   # the size before levels
+    {"length": 20},
+    {"length": 25},
+    {"length": 30},
+]
 MIN_VALUE = 10       # values are distinct and drawn from MIN_VALUE..MAX_VALUE
 MAX_VALUE = 99
 MAX_TURNS = 1
@@ -37,13 +50,17 @@ def parse_int(text):
 
 class LongestIncreasingSubsequenceEnv:
     def __init__(self):
+        self.level = 0
         self.sequence = []
         self.answer = 0
         self.done = True
 
-    def reset(self, seed: int) -> str:
+    def reset(self, seed: int, level: int = 0) -> str:
+        if not 0 <= level < len(LEVELS):
+            raise ValueError(f"level must be 0..{len(LEVELS) - 1}, got {level}")
+        self.level = level
         rng = random.Random(seed)
-        self.sequence = rng.sample(range(MIN_VALUE, MAX_VALUE + 1), LENGTH)
+        self.sequence = rng.sample(range(MIN_VALUE, MAX_VALUE + 1), LEVELS[level]["length"])
         self.answer = lis_length(self.sequence)
         self.done = False
         numbers = " ".join(str(x) for x in self.sequence)
