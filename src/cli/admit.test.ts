@@ -156,7 +156,7 @@ describe("envforge admit --eval over the broken-environment corpus", () => {
     expect(report.falseRejections).toEqual([]);
     expect(report.fixtures).toBe(mechanical.length);
     expect(report.detected).toBe(mechanical.length);
-    expect(Object.keys(report.perGate).sort()).toEqual(["decontamination", "deterministic", "executable", "hint", "negative-controls", "novelty", "oracle", "scorer-contract", "static"]);
+    expect(Object.keys(report.perGate).sort()).toEqual(["decontamination", "deterministic", "executable", "hint", "levels", "negative-controls", "novelty", "oracle", "scorer-contract", "static"]);
     expect(report.skipped.sort()).toEqual(broken.filter((entry) => MODEL_GATES.includes(entry.gate ?? "")).map((entry) => entry.fixture).sort());
     expect(result.status).toBe(0);
   }, 900_000);
