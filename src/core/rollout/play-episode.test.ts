@@ -68,3 +68,30 @@ describe("invalid actions (info.invalid_action)", () => {
     expect(episode.turns[0]?.invalidAction).toBe(true);
   });
 });
+
+describe("levels", () => {
+  const levelled = seeds.filter((pkg) => pkg.manifest.levels !== undefined);
+
+  it("every seed is a levelled family of at least six levels naming its static level", () => {
+    expect(levelled).toHaveLength(10);
+    for (const pkg of levelled) {
+      expect(pkg.manifest.levels?.count).toBeGreaterThanOrEqual(6);
+      expect(pkg.manifest.difficulty["staticLevel"]).toBeTypeOf("number");
+    }
+  });
+
+  it.each(levelled.map((pkg) => [pkg.manifest.name, pkg] as const))("%s builds a different instance at its top level, the oracle wins at both ends, and the episode records its level", async (_name, pkg) => {
+    const top = (pkg.manifest.levels?.count ?? 1) - 1;
+    const opened = await sandbox.open({ envSource: pkg.envSource, oracleSource: pkg.oracleSource });
+    if (opened.kind !== "ok") throw new Error(`${pkg.manifest.name}: ${opened.message}`);
+    try {
+      const low = await playEpisode(opened.value, pkg.manifest, 11, oraclePolicy(opened.value), { level: 0 });
+      const high = await playEpisode(opened.value, pkg.manifest, 11, oraclePolicy(opened.value), { level: top });
+      expect([low.level, high.level, low.won, high.won]).toEqual([0, top, true, true]);
+      expect(high.initialObservation).not.toBe(low.initialObservation);
+      await expect(playEpisode(opened.value, pkg.manifest, 11, oraclePolicy(opened.value), { level: top + 1 })).rejects.toThrow(`level ${top + 1} is outside ${pkg.manifest.name}'s levels: 0..${top}`);
+    } finally {
+      await opened.value.close();
+    }
+  });
+});
