@@ -40,7 +40,7 @@ export const LevelsSchema = z
     /** Number of declared levels, 1..{@link MAX_LEVELS}. */
     count: z.number().int().min(1).max(MAX_LEVELS),
     /** What a higher level changes, e.g. `the range grows from 1..16 to 1..2048`. */
-    description: z.string().min(1).max(300),
+    description: z.string().min(1).max(300).refine((text) => text.trim().length > 0, "must not be blank"),
   })
   .strict();
 

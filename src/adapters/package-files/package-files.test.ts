@@ -35,6 +35,22 @@ describe("environment package files", () => {
     expect(() => loadPackageFolder(join(folder, "missing"))).toThrowError(/cannot read/);
   });
 
+  it("reads a manifest's levels and names a bad levels block by field", () => {
+    const base = toPackageDocument(samplePackage(1));
+    const withLevels = (levels: unknown) => ({ ...base, manifest: { ...base.manifest, levels } });
+    expect(fromPackageDocument(withLevels({ count: 6, description: "more items" })).manifest.levels).toEqual({ count: 6, description: "more items" });
+    for (const [levels, message] of [
+      [{ count: 0, description: "x" }, /levels\.count/],
+      [{ count: 65, description: "x" }, /levels\.count/],
+      [{ count: 2.5, description: "x" }, /levels\.count/],
+      [{ count: 3, description: "   " }, /levels\.description: must not be blank/],
+      [{ count: 3 }, /levels\.description/],
+      [5, /levels/],
+    ] as const) {
+      expect(() => fromPackageDocument(withLevels(levels))).toThrow(message);
+    }
+  });
+
   it("refuses an env.py that is a FIFO instead of blocking on it forever", () => {
     const folder = mkdtempSync(join(tmpdir(), "envforge-pkg-"));
     savePackageFolder(samplePackage(1), folder);

@@ -38,7 +38,9 @@ export function levelDifficulty(level: number, episodes: readonly Episode[]): Le
  * and must be higher at the top level than at level 0. A family of one level
  * passes. Reason codes: `levels_identical` (level k and k+1 build the same
  * instances), `difficulty_inverted` (level k+1 is easier than level k),
- * `difficulty_flat` (the top level is no harder than level 0), `load_failed`.
+ * `difficulty_flat` (the top level is no harder than level 0),
+ * `static_level_out_of_range` (`difficulty.staticLevel`, the level the static
+ * controller plays, is not a declared level), `load_failed`.
  */
 export function levelsGate(): AdmissionGate {
   return { name: "levels", usesModel: false, check };
@@ -46,6 +48,10 @@ export function levelsGate(): AdmissionGate {
 
 async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {
   const count = levelCount(candidate.manifest);
+  const declared = candidate.manifest.difficulty["staticLevel"];
+  if (declared !== undefined && !(typeof declared === "number" && Number.isInteger(declared) && declared >= 0 && declared < count)) {
+    return reject("levels", "static_level_out_of_range", `difficulty.staticLevel ${JSON.stringify(declared)} is not one of the declared levels 0..${count - 1}`, { staticLevel: declared, levels: count });
+  }
   if (candidate.manifest.levels === undefined || count === 1) return pass("levels", { levels: count });
   const played: Episode[][] = [];
   for (let level = 0; level < count; level += 1) {
