@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { BwrapSandbox } from "../sandbox/index.js";
 import { doNothingPolicy, oraclePolicy, playEpisode, randomPolicy, seededRandom, type Policy } from "../../core/rollout/index.js";
+import { staticLevel } from "../../core/curriculum/index.js";
 import type { EnvPackage, Episode } from "../../spec/index.js";
 import { loadSeedPackages } from "./seeds.js";
 
@@ -8,11 +9,12 @@ const SEEDS = Array.from({ length: 20 }, (_, index) => index);
 const sandbox = new BwrapSandbox();
 afterAll(() => sandbox.close());
 
+/** Plays seeds 0..19 at the family's static level (its size before levels; level 0 is smaller by design). */
 async function playAll(pkg: EnvPackage, makePolicy: (session: Parameters<typeof oraclePolicy>[0], seed: number) => Policy): Promise<Episode[]> {
   const opened = await sandbox.open({ envSource: pkg.envSource, oracleSource: pkg.oracleSource });
   if (opened.kind !== "ok") throw new Error(`${pkg.manifest.name} failed to load: ${opened.message}`);
   const episodes: Episode[] = [];
-  for (const seed of SEEDS) episodes.push(await playEpisode(opened.value, pkg.manifest, seed, makePolicy(opened.value, seed)));
+  for (const seed of SEEDS) episodes.push(await playEpisode(opened.value, pkg.manifest, seed, makePolicy(opened.value, seed), { level: staticLevel(pkg.manifest) }));
   await opened.value.close();
   return episodes;
 }
