@@ -1,5 +1,6 @@
 import { levelCount, type EnvPackage, type Verdict } from "../../spec/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
+import { FIND_ENVIRONMENT_CLASS } from "./reused-instance.js";
 
 /** The line that separates the candidate's code from the appended level pin of a {@link levelView}. */
 export const LEVEL_VIEW_MARKER = "# ---- envforge level view: every reset(seed) builds the instance at one level ----";
@@ -60,12 +61,7 @@ function levelShimSource(envSource: string, marker: string, body: string, parame
 
 ${marker}
 def _envforge_pin_level(_level=${value}):
-    _classes = [value for value in list(globals().values())
-                if isinstance(value, type) and value.__module__ == __name__
-                and callable(getattr(value, "reset", None)) and callable(getattr(value, "step", None))]
-    if len(_classes) != 1:
-        return
-    _environment = _classes[0]
+${FIND_ENVIRONMENT_CLASS}
     _levelled_reset = _environment.reset
 
     def reset(self, ${parameters}):

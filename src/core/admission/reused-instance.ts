@@ -15,6 +15,19 @@ export interface WarmUp {
   readonly actions: readonly string[];
 }
 
+/**
+ * Python lines (the body of a function, indented four spaces) that bind the module's environment
+ * class to `_environment`, found as the sandbox finds it (exactly one class defined in the module
+ * with `reset` and `step`), and return when there is not exactly one. Shared by every probe that
+ * patches the class's `reset` (the history probe, the level views, the raised level).
+ */
+export const FIND_ENVIRONMENT_CLASS = `    _classes = [value for value in list(globals().values())
+                if isinstance(value, type) and value.__module__ == __name__
+                and callable(getattr(value, "reset", None)) and callable(getattr(value, "step", None))]
+    if len(_classes) != 1:
+        return
+    _environment = _classes[0]`;
+
 /** The line that separates the candidate's code from the appended probe. */
 export const REUSED_INSTANCE_MARKER = "# ---- envforge history probe: every reset first plays a warm-up episode on this instance ----";
 
@@ -36,12 +49,7 @@ export function reusedInstanceSource(envSource: string, warmUps: ReadonlyMap<num
 
 ${REUSED_INSTANCE_MARKER}
 def _envforge_reuse_instance(_table=${table}):
-    _classes = [value for value in list(globals().values())
-                if isinstance(value, type) and value.__module__ == __name__
-                and callable(getattr(value, "reset", None)) and callable(getattr(value, "step", None))]
-    if len(_classes) != 1:
-        return
-    _environment = _classes[0]
+${FIND_ENVIRONMENT_CLASS}
     _fresh_reset = _environment.reset
 
     def reset(self, seed):
