@@ -18,7 +18,7 @@ from collections import deque
 # One row per level: the grid is size x size, each cell is a wall with chance wallProb,
 # the shortest route (in moves) lies in minDist..maxDist, and the budget adds slack moves.
 LEVELS = [
-    {"size": 3, "wallProb": 0.15, "minDist": 3, "maxDist": 4, "slack": 4},
+    {"size": 3, "wallProb": 0.15, "minDist": 2, "maxDist": 3, "slack": 1},  # 2-3 moves and 1 spare: level 0 fits the quick start's 3-turn cap and the random control still loses
     {"size": 4, "wallProb": 0.2, "minDist": 4, "maxDist": 6, "slack": 4},
     {"size": 5, "wallProb": 0.22, "minDist": 5, "maxDist": 8, "slack": 4},
     {"size": 6, "wallProb": 0.25, "minDist": 6, "maxDist": 11, "slack": 4},
