@@ -215,13 +215,19 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
     seconds: seconds(started),
     phaseSeconds: { solver: solverSeconds, designer: designerSeconds, training: seconds(trainingStarted) },
     admittedNames: admittedNamesOf(designs, store),
-    levels: levelReports(
-      store.listEnvironments(),
-      episodes,
-      storedLevelWindows(store, store.listEnvironments(), round, config.levels),
-      storedLevelWindows(store, store.listEnvironments(), round + 1, config.levels),
-    ),
+    levels: levelReportsOf(store, round, episodes, config.levels),
   });
   store.finishRound(round, report);
   return report;
+}
+
+/**
+ * The round's level reports: the windows before the round, replayed once from the store, and after
+ * it, that replay advanced by this round's episodes (the same step the next round's replay takes).
+ */
+function levelReportsOf(store: Store, round: number, episodes: readonly EpisodeRecord[], settings: Config["levels"]) {
+  const environments = store.listEnvironments();
+  const before = storedLevelWindows(store, environments, round, settings);
+  const after = new Map([...before].map(([id, window]) => [id, updateWindow(window, round, episodes, settings)]));
+  return levelReports(environments, episodes, before, after);
 }
