@@ -116,8 +116,12 @@ export function resetLevel(manifest: Pick<EnvManifest, "levels" | "name">, level
  * @throws LevelOutOfRangeError naming the declared range otherwise
  */
 export function checkLevel(manifest: Pick<EnvManifest, "levels" | "name">, level: number): void {
-  const count = levelCount(manifest);
-  if (!Number.isInteger(level) || level < 0 || level >= count) throw new LevelOutOfRangeError(manifest.name, level, count);
+  if (!isDeclaredLevel(manifest, level)) throw new LevelOutOfRangeError(manifest.name, level, levelCount(manifest));
+}
+
+/** Whether `value` is one of `manifest`'s declared levels (an integer in 0..levelCount−1). */
+export function isDeclaredLevel(manifest: Pick<EnvManifest, "levels">, value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 && value < levelCount(manifest);
 }
 /** Provenance block of an {@link EnvManifest}. */
 export type Provenance = z.infer<typeof ProvenanceSchema>;

@@ -1,4 +1,4 @@
-import { levelCount, pass, reject, type EnvPackage, type Episode, type Verdict } from "../../spec/index.js";
+import { isDeclaredLevel, levelCount, pass, reject, type EnvPackage, type Episode, type Verdict } from "../../spec/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
 import { levelView } from "./level-views.js";
 import { playOracle } from "./oracle-gate.js";
@@ -49,7 +49,7 @@ export function levelsGate(): AdmissionGate {
 async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {
   const count = levelCount(candidate.manifest);
   const declared = candidate.manifest.difficulty["staticLevel"];
-  if (declared !== undefined && !(typeof declared === "number" && Number.isInteger(declared) && declared >= 0 && declared < count)) {
+  if (declared !== undefined && !isDeclaredLevel(candidate.manifest, declared)) {
     return reject("levels", "static_level_out_of_range", `difficulty.staticLevel ${JSON.stringify(declared)} is not one of the declared levels 0..${count - 1}`, { staticLevel: declared, levels: count });
   }
   if (candidate.manifest.levels === undefined || count === 1) return pass("levels", { levels: count });

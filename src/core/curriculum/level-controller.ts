@@ -1,4 +1,4 @@
-import { levelCount, type EnvironmentRecord, type EnvManifest, type EpisodeRecord, type Store } from "../../spec/index.js";
+import { isDeclaredLevel, levelCount, type EnvironmentRecord, type EnvManifest, type EpisodeRecord, type Store } from "../../spec/index.js";
 import { climbLadder, startLadder, type LadderRule, type LadderState } from "./ladder.js";
 
 /**
@@ -41,7 +41,7 @@ export interface LevelWindow extends LadderState {
  */
 export function staticLevel(manifest: Pick<EnvManifest, "levels" | "difficulty">): number {
   const declared = manifest.difficulty["staticLevel"];
-  return typeof declared === "number" && Number.isInteger(declared) && declared >= 0 && declared < levelCount(manifest) ? declared : 0;
+  return isDeclaredLevel(manifest, declared) ? declared : 0;
 }
 
 /**
