@@ -336,6 +336,11 @@ function seed(name) {
     oracle: readFileSync(join(folder, "oracle.py"), "utf8"),
   };
 }
+/** The manifest as a family of one level (no `levels`, no `difficulty.staticLevel`). */
+function withoutLevels(manifest) {
+  const { levels: _levels, ...rest } = manifest;
+  return rest;
+}
 function rename(text, pairs) {
   return pairs.reduce((out, [from, to]) => out.replace(new RegExp(`\\b${from}\\b`, "g"), to), text);
 }
@@ -358,8 +363,9 @@ const designer = { ...provenance, origin: "designer" };
   const s = seed("number-guess");
   const pairs = [["NumberGuessEnv", "HiddenValueGame"], ["parse_int", "read_number"], ["guess_budget", "allowance"], ["INT_RE", "NUMBER_PATTERN"], ["MIN_N", "LOW_BOUND"], ["MAX_N", "HIGH_BOUND"], ["MAX_TURNS", "TURN_CAP"], ["rng", "generator"], ["matches", "found"], ["history", "log"], ["word", "verdict"], ["budget", "allowed"], ["turns", "tries"], ["feedback", "reply"]];
   add("copy-number-guess-resized", ["novelty", "behaviour_copy"], "number-guess reworded (identifiers, description) and re-sized (range 2000-5000 instead of 500-1000, so every number in its traces differs)", {
-    manifest: { ...s.manifest, name: "wide-hidden-value", title: "Track down a concealed integer", description: "Somewhere between one and a bound of a few thousand sits a concealed integer. Submit attempts one per turn; each answer says whether to go up or down and how many tries are left. Hitting it pays 1.", maxTurns: 15, difficulty: { minN: 2000, maxN: 5000 }, provenance: designer },
-    env: rename(stripComments(s.env), pairs).replace(/\n\n\n/g, "\n\n").replace("LOW_BOUND = 500", "LOW_BOUND = 2000").replace("HIGH_BOUND = 1000", "HIGH_BOUND = 5000"),
+    manifest: { ...withoutLevels(s.manifest), name: "wide-hidden-value", title: "Track down a concealed integer", description: "Somewhere between one and a bound of a few thousand sits a concealed integer. Submit attempts one per turn; each answer says whether to go up or down and how many tries are left. Hitting it pays 1.", maxTurns: 15, difficulty: { minN: 2000, maxN: 5000 }, provenance: designer },
+    // a one-level copy of number-guess as it was before levels (its fixed range 500-1000 resized), kept as a file: the levelled seed has no fixed range to resize
+    env: readFileSync(join(ROOT, "scripts", "broken-envs", "number-guess-resized-copy.py"), "utf8"),
     oracle: rename(stripComments(s.oracle), pairs),
   });
 }

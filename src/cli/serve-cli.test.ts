@@ -35,10 +35,10 @@ describe("envforge serve (CLI)", () => {
     expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: "healthy" });
     const listing = await (await fetch(`${url}/v1/envs`)).json();
     expect(listing.total).toBe(10);
-    const reset = await (await fetch(`${url}/reset`, { method: "POST", body: JSON.stringify({ env: "knapsack", seed: 1 }) })).json();
+    const reset = await (await fetch(`${url}/reset`, { method: "POST", body: JSON.stringify({ env: "knapsack", seed: 1, level: 2 }) })).json();
     expect(reset.observation.text.length).toBeGreaterThan(0);
     const step = await (await fetch(`${url}/step`, { method: "POST", body: JSON.stringify({ action: { message: "[]" }, episode_id: reset.observation.metadata.episode_id }) })).json();
-    expect(step.done).toBe(true); // a single-turn episode: nothing runs any more, so the drain is immediate
+    expect(step.done).toBe(true); // one answer from level 2 on: nothing runs any more, so the drain is immediate
     const stopping = Date.now();
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);

@@ -4,11 +4,13 @@ The agent sees a small undirected graph (nodes A, B, C, ...) and must give every
 node a colour from 1..k so that no edge joins two nodes of the same colour.
 A valid colouring is planted when the graph is built (edges only join nodes of
 different planted colours), and the graph is kept non-bipartite so two colours
-never suffice. Single turn: reward 1.0 for a complete, valid colouring.
-Answer format: 'A=1,B=2,C=3,...'.
+never suffice. Reward 1.0 for a complete, valid colouring. Answer format:
+'A=1,B=2,C=3,...'.
 
 The level sets the number of nodes (LEVELS below; more nodes also means more
-edges); level 4 is the family's size before levels (8 nodes).
+edges) and the number of tries: at levels 0 and 1 a wrong answer is told which
+edges clash and the agent may answer again (3 and 2 tries), from level 2 on
+there is one answer. Level 4 is the family's size before levels (8 nodes, one try).
 """
 
 import random
@@ -16,16 +18,16 @@ import re
 
 # One row per level: nodes, colours, chance of an edge between two differently planted nodes.
 LEVELS = [
-    {"nodes": 4, "colors": 3, "edgeProb": 0.6},
-    {"nodes": 5, "colors": 3, "edgeProb": 0.6},
-    {"nodes": 6, "colors": 3, "edgeProb": 0.6},
-    {"nodes": 7, "colors": 3, "edgeProb": 0.6},
-    {"nodes": 8, "colors": 3, "edgeProb": 0.6},    # the size before levels
-    {"nodes": 10, "colors": 3, "edgeProb": 0.6},
-    {"nodes": 12, "colors": 3, "edgeProb": 0.6},
-    {"nodes": 14, "colors": 3, "edgeProb": 0.6},
+    {"nodes": 4, "colors": 3, "edgeProb": 0.6, "tries": 3},
+    {"nodes": 5, "colors": 3, "edgeProb": 0.6, "tries": 2},
+    {"nodes": 6, "colors": 3, "edgeProb": 0.6, "tries": 1},
+    {"nodes": 7, "colors": 3, "edgeProb": 0.6, "tries": 1},
+    {"nodes": 8, "colors": 3, "edgeProb": 0.6, "tries": 1},    # the size before levels
+    {"nodes": 10, "colors": 3, "edgeProb": 0.6, "tries": 1},
+    {"nodes": 12, "colors": 3, "edgeProb": 0.6, "tries": 1},
+    {"nodes": 14, "colors": 3, "edgeProb": 0.6, "tries": 1},
 ]
-MAX_TURNS = 1
+MAX_TURNS = max(row["tries"] for row in LEVELS)
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 ASSIGN_RE = re.compile(r"(?<![A-Za-z])([A-Za-z])\s*[=:]\s*(\d{1,3})(?!\d)")
@@ -84,6 +86,7 @@ class GraphColoringEnv:
         self.nodes = LEVELS[0]["nodes"]
         self.colors = LEVELS[0]["colors"]
         self.edges = []
+        self.tries_left = 1
         self.done = True
 
     def reset(self, seed: int, level: int = 0) -> str:
@@ -93,13 +96,15 @@ class GraphColoringEnv:
         self.level, self.nodes, self.colors = level, row["nodes"], row["colors"]
         rng = random.Random(seed)
         self.edges = make_graph(rng, self.nodes, self.colors, row["edgeProb"])
+        self.tries_left = row["tries"]
         self.done = False
+        tries = f" You have {self.tries_left} tries." if self.tries_left > 1 else ""
         edge_text = ", ".join(f"{LABELS[u]}-{LABELS[v]}" for u, v in self.edges)
         return (
             f"Graph with nodes {LABELS[0]}-{LABELS[self.nodes - 1]} and edges: {edge_text}.\n"
             f"Give each node a colour from 1 to {self.colors} so that the two ends of every edge "
             "have different colours. Reply with every node on one line, e.g. "
-            "'A=1,B=2,C=3,...'."
+            f"'A=1,B=2,C=3,...'.{tries}"
         )
 
     def malformed(self, coloring):
@@ -126,11 +131,14 @@ class GraphColoringEnv:
     def step(self, action: str):
         if self.done:
             return "The episode is over.", 0.0, True, False, {"episode_over": True}
-        self.done = True
+        self.tries_left -= 1
+        self.done = self.tries_left <= 0
         coloring = parse_coloring(action, self.nodes)
         error = self.problems(coloring)
         if error is None:
+            self.done = True
             return "Correct: every edge joins different colours.", 1.0, True, False, {
                 "correct": True}
-        return f"Wrong: {error}.", 0.0, True, False, {"correct": False, "error": error[:120],
+        again = "" if self.done else f" Try again ({self.tries_left} left)."
+        return f"Wrong: {error}.{again}", 0.0, self.done, False, {"correct": False, "error": error[:120],
                                                       "invalid_action": self.malformed(coloring) is not None}

@@ -3,12 +3,14 @@
 The agent sees a handful of items, each with a weight and a value, and a
 knapsack capacity. It must reply with the maximum total value of a set of items
 (each used at most once) whose total weight fits the capacity, as one integer.
-Single turn: reward 1.0 for the exact optimum, 0.0 otherwise. From level 2 on,
+Reward 1.0 for the exact optimum, 0.0 otherwise. From level 2 on,
 instances are chosen so that the greedy value-per-weight heuristic is not
 optimal when such an instance is found within a few tries.
 
-The level sets the number of items (LEVELS below); level 4 is the family's size
-before levels (7 items).
+The level sets the number of items and the number of tries (LEVELS below): at
+levels 0 and 1 a wrong answer is told so and the agent may answer again (3 and
+2 tries), from level 2 on there is one answer. Level 4 is the family's size
+before levels (7 items, one try).
 """
 
 import random
@@ -17,17 +19,17 @@ import re
 # One row per level: items, weights 1..maxItemWeight, values 1..maxItemValue, and how many
 # random instances are tried in search of one where greedy fails (1: take the first).
 LEVELS = [
-    {"items": 3, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 1},
-    {"items": 4, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 1},
-    {"items": 5, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30},
-    {"items": 6, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30},
-    {"items": 7, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30},   # the size before levels
-    {"items": 9, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30},
-    {"items": 11, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30},
-    {"items": 13, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30},
+    {"items": 2, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 1, "tries": 3},
+    {"items": 3, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 1, "tries": 2},
+    {"items": 5, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30, "tries": 1},
+    {"items": 6, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30, "tries": 1},
+    {"items": 7, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30, "tries": 1},   # the size before levels
+    {"items": 9, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30, "tries": 1},
+    {"items": 11, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30, "tries": 1},
+    {"items": 13, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30, "tries": 1},
 ]
 CAPACITY_FRACTION = 0.5  # capacity is about this share of the total weight
-MAX_TURNS = 1
+MAX_TURNS = max(row["tries"] for row in LEVELS)
 
 INT_RE = re.compile(r"(?<!\d)-?\d{1,9}(?!\d)")
 
@@ -76,6 +78,7 @@ class KnapsackEnv:
         self.values = []
         self.capacity = 0
         self.answer = 0
+        self.tries_left = 1
         self.done = True
 
     def reset(self, seed: int, level: int = 0) -> str:
@@ -85,7 +88,9 @@ class KnapsackEnv:
         rng = random.Random(seed)
         self.weights, self.values, self.capacity = make_instance(rng, LEVELS[level])
         self.answer = best_value(self.weights, self.values, self.capacity)
+        self.tries_left = LEVELS[level]["tries"]
         self.done = False
+        tries = f" You have {self.tries_left} tries." if self.tries_left > 1 else ""
         items = "; ".join(f"item {i + 1}: weight {w}, value {v}"
                           for i, (w, v) in enumerate(zip(self.weights, self.values)))
         return (
@@ -93,17 +98,20 @@ class KnapsackEnv:
             f"Items: {items}.\n"
             "Each item can be packed at most once and the total weight must not exceed the "
             "capacity. What is the maximum total value? Reply with one integer, in the "
-            "form 'Answer: <number>'."
+            f"form 'Answer: <number>'.{tries}"
         )
 
     def step(self, action: str):
         if self.done:
             return "The episode is over.", 0.0, True, False, {"episode_over": True}
-        self.done = True
+        self.tries_left -= 1
+        self.done = self.tries_left <= 0
         guess = parse_int(action)
         if guess == self.answer:
+            self.done = True
             return f"Correct: the best value is {self.answer}.", 1.0, True, False, {
                 "correct": True, "guess": guess}
         shown = "nothing" if guess is None else str(guess)
-        return f"Wrong: you answered {shown}.", 0.0, True, False, {
+        again = "" if self.done else f" Try again ({self.tries_left} left)."
+        return f"Wrong: you answered {shown}.{again}", 0.0, self.done, False, {
             "correct": False, "guess": guess, "invalid_action": guess is None}

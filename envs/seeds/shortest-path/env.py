@@ -3,9 +3,10 @@
 The agent is shown the edge list of a small connected graph whose edges carry
 positive integer weights, plus a start node and an end node. It must reply with
 the length (total weight) of the shortest path between them as one integer.
-Single turn: reward 1.0 for the exact distance, 0.0 otherwise. The level
-(LEVELS) sets the number of nodes, the edges added to the spanning tree and the
-largest weight.
+Reward 1.0 for the exact distance, 0.0 otherwise. The level (LEVELS) sets the
+number of nodes, the edges added to the spanning tree, the largest weight and
+the number of tries: at levels 0 and 1 a wrong answer is told so and the agent
+may answer again (3 and 2 tries), from level 2 on there is one answer.
 """
 
 import heapq
@@ -15,17 +16,17 @@ import re
 # One entry per level, easiest first: nodes are labelled A, B, C, ...; extra_edges
 # are added on top of a random spanning tree; weights are drawn from 1..max_weight.
 LEVELS = [
-    {"nodes": 3, "extra_edges": 1, "max_weight": 9},
-    {"nodes": 4, "extra_edges": 3, "max_weight": 12},
-    {"nodes": 5, "extra_edges": 3, "max_weight": 15},
-    {"nodes": 6, "extra_edges": 4, "max_weight": 15},
-    {"nodes": 8, "extra_edges": 5, "max_weight": 20},  # STATIC_LEVEL
-    {"nodes": 10, "extra_edges": 8, "max_weight": 30},
-    {"nodes": 13, "extra_edges": 12, "max_weight": 40},
-    {"nodes": 16, "extra_edges": 16, "max_weight": 50},
+    {"nodes": 3, "extra_edges": 0, "max_weight": 9, "tries": 3},
+    {"nodes": 4, "extra_edges": 3, "max_weight": 12, "tries": 2},
+    {"nodes": 5, "extra_edges": 3, "max_weight": 15, "tries": 1},
+    {"nodes": 6, "extra_edges": 4, "max_weight": 15, "tries": 1},
+    {"nodes": 8, "extra_edges": 5, "max_weight": 20, "tries": 1},  # STATIC_LEVEL
+    {"nodes": 10, "extra_edges": 8, "max_weight": 30, "tries": 1},
+    {"nodes": 13, "extra_edges": 12, "max_weight": 40, "tries": 1},
+    {"nodes": 16, "extra_edges": 16, "max_weight": 50, "tries": 1},
 ]
 STATIC_LEVEL = 4     # the family's size before it had levels: 8 nodes, 5 extra edges
-MAX_TURNS = 1
+MAX_TURNS = max(row["tries"] for row in LEVELS)
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 INT_RE = re.compile(r"(?<!\d)-?\d{1,9}(?!\d)")
@@ -81,6 +82,7 @@ class ShortestPathEnv:
         self.target = 0
         self.answer = 0
         self.turns = 0
+        self.tries_left = 1
         self.done = True
 
     def reset(self, seed: int, level: int = 0) -> str:
@@ -96,24 +98,29 @@ class ShortestPathEnv:
         self.target = max(range(self.nodes), key=lambda n: (dist[n], n))
         self.answer = dist[self.target]
         self.turns = 0
+        self.tries_left = config["tries"]
         self.done = False
+        tries = f" You have {self.tries_left} tries." if self.tries_left > 1 else ""
         edge_text = "; ".join(f"{LABELS[u]}-{LABELS[v]} {w}" for u, v, w in self.edges)
         return (
             f"Undirected weighted graph with nodes {LABELS[0]}-{LABELS[self.nodes - 1]}. "
             f"Edges (node-node weight): {edge_text}.\n"
             f"What is the total weight of the shortest path from {LABELS[self.source]} "
-            f"to {LABELS[self.target]}? Reply with one integer, in the form 'Answer: <number>'."
+            f"to {LABELS[self.target]}? Reply with one integer, in the form 'Answer: <number>'.{tries}"
         )
 
     def step(self, action: str):
         if self.done:
             return "The episode is over.", 0.0, True, False, {"episode_over": True}
         self.turns += 1
-        self.done = True
+        self.tries_left -= 1
+        self.done = self.tries_left <= 0
         guess = parse_int(action)
         if guess == self.answer:
+            self.done = True
             return f"Correct: the shortest distance is {self.answer}.", 1.0, True, False, {
                 "correct": True, "guess": guess}
         shown = "nothing" if guess is None else str(guess)
-        return f"Wrong: you answered {shown}.", 0.0, True, False, {
+        again = "" if self.done else f" Try again ({self.tries_left} left)."
+        return f"Wrong: you answered {shown}.{again}", 0.0, self.done, False, {
             "correct": False, "guess": guess, "invalid_action": guess is None}

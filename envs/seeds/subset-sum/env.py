@@ -3,9 +3,11 @@
 The agent sees a numbered list of positive integers and a target. It must reply
 with the indices (1-based, comma-separated) of a subset whose numbers add up to
 the target exactly. A subset with the target sum is planted when the instance is
-generated, but any subset with the right sum wins. Single turn: reward 1.0 for a
-valid subset, 0.0 otherwise. The level (LEVELS) sets how many numbers are listed,
-their range and the size of the planted subset.
+generated, but any subset with the right sum wins. Reward 1.0 for a valid
+subset, 0.0 otherwise. The level (LEVELS) sets how many numbers are listed, their
+range, the size of the planted subset and the number of tries: at levels 0 and 1
+a wrong answer is told what its numbers sum to and the agent may answer again (3
+and 2 tries), from level 2 on there is one answer.
 """
 
 import random
@@ -14,17 +16,17 @@ import re
 # One entry per level, easiest first: count numbers are listed, drawn from
 # min_value..max_value, and the planted subset has min_subset..max_subset of them.
 LEVELS = [
-    {"count": 3, "min_value": 1, "max_value": 20, "min_subset": 2, "max_subset": 2},
-    {"count": 4, "min_value": 1, "max_value": 30, "min_subset": 2, "max_subset": 3},
-    {"count": 6, "min_value": 5, "max_value": 50, "min_subset": 2, "max_subset": 3},
-    {"count": 8, "min_value": 10, "max_value": 99, "min_subset": 3, "max_subset": 4},
-    {"count": 10, "min_value": 10, "max_value": 99, "min_subset": 3, "max_subset": 5},  # STATIC_LEVEL
-    {"count": 13, "min_value": 10, "max_value": 199, "min_subset": 4, "max_subset": 6},
-    {"count": 16, "min_value": 100, "max_value": 999, "min_subset": 5, "max_subset": 8},
-    {"count": 20, "min_value": 100, "max_value": 999, "min_subset": 6, "max_subset": 10},
+    {"count": 3, "min_value": 1, "max_value": 20, "min_subset": 2, "max_subset": 2, "tries": 3},
+    {"count": 4, "min_value": 1, "max_value": 30, "min_subset": 2, "max_subset": 3, "tries": 2},
+    {"count": 6, "min_value": 5, "max_value": 50, "min_subset": 2, "max_subset": 3, "tries": 1},
+    {"count": 8, "min_value": 10, "max_value": 99, "min_subset": 3, "max_subset": 4, "tries": 1},
+    {"count": 10, "min_value": 10, "max_value": 99, "min_subset": 3, "max_subset": 5, "tries": 1},  # STATIC_LEVEL
+    {"count": 13, "min_value": 10, "max_value": 199, "min_subset": 4, "max_subset": 6, "tries": 1},
+    {"count": 16, "min_value": 100, "max_value": 999, "min_subset": 5, "max_subset": 8, "tries": 1},
+    {"count": 20, "min_value": 100, "max_value": 999, "min_subset": 6, "max_subset": 10, "tries": 1},
 ]
 STATIC_LEVEL = 4     # the family's size before it had levels: ten numbers 10-99, 3-5 planted
-MAX_TURNS = 1
+MAX_TURNS = max(row["tries"] for row in LEVELS)
 
 LIST_RE = re.compile(r"(?<!\d)\d{1,3}(?:\s*,\s*\d{1,3})+(?!\d)")
 INT_RE = re.compile(r"(?<!\d)\d{1,3}(?!\d)")
@@ -59,6 +61,7 @@ class SubsetSumEnv:
         self.planted = []
         self.target = 0
         self.count = 0
+        self.tries_left = 1
         self.done = True
 
     def reset(self, seed: int, level: int = 0) -> str:
@@ -68,14 +71,16 @@ class SubsetSumEnv:
         rng = random.Random(seed)
         self.count = config["count"]
         self.numbers, self.planted, self.target = make_instance(rng, config)
+        self.tries_left = config["tries"]
         self.done = False
+        tries = f" You have {self.tries_left} tries." if self.tries_left > 1 else ""
         listing = ", ".join(f"#{i + 1}: {n}" for i, n in enumerate(self.numbers))
         return (
             f"Numbers: {listing}.\n"
             f"Target: {self.target}.\n"
             "Choose some of the numbers (each at most once) whose sum is exactly the target. "
             "Reply with their indices, comma-separated, in the form 'Indices: i,j,k' "
-            "(as many as needed)."
+            f"(as many as needed).{tries}"
         )
 
     def malformed(self, indices):
@@ -101,11 +106,14 @@ class SubsetSumEnv:
     def step(self, action: str):
         if self.done:
             return "The episode is over.", 0.0, True, False, {"episode_over": True}
-        self.done = True
+        self.tries_left -= 1
+        self.done = self.tries_left <= 0
         indices = parse_indices(action)
         error = self.check(indices)
         if error is None:
+            self.done = True
             return "Correct: the subset hits the target.", 1.0, True, False, {
                 "correct": True, "indices": indices}
-        return f"Wrong: {error}.", 0.0, True, False, {
+        again = "" if self.done else f" Try again ({self.tries_left} left)."
+        return f"Wrong: {error}.{again}", 0.0, self.done, False, {
             "correct": False, "indices": indices[:self.count + 1], "invalid_action": self.malformed(indices) is not None}

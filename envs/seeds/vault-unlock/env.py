@@ -7,8 +7,10 @@ key -> use key on the container -> open it -> take note -> read note -> enter
 the code -> open vault. Which spots exist, where the key is, what the container
 is and the code digits all vary with the seed. Reward 1.0 when the vault opens;
 the episode is truncated after max_turns commands. The level (LEVELS) sets the
-number of hiding spots and decoys, the code length, the turn budget and whether
-the container is locked at all (at level 0 it is not, so no key is needed).
+number of hiding spots and decoys, the code length, the turn budget, whether
+the container is locked at all (at level 1 it is not, so no key is needed) and,
+at level 0 only, a short cut: the agent starts holding the note and the vault
+opens as soon as the code is entered (read note -> enter code).
 """
 
 import random
@@ -28,7 +30,10 @@ DECOY_ITEMS = ["coin", "marble", "button", "pencil", "ribbon", "stamp"]
 # spot_pool names of SPOT_NAMES) are in the room, decoys of them hold a useless item,
 # the code has code_digits digits, the episode has max_turns turns, and locked says
 # whether the container is locked (a key hidden in one spot opens it) or not (no key).
+# holding_note: the agent starts with the note in hand and a right code opens the vault.
 LEVELS = [
+    {"hiding_spots": 2, "spot_pool": 8, "decoys": 0, "code_digits": 2, "max_turns": 6, "locked": False,
+     "holding_note": True},
     {"hiding_spots": 2, "spot_pool": 8, "decoys": 0, "code_digits": 2, "max_turns": 12, "locked": False},
     {"hiding_spots": 2, "spot_pool": 8, "decoys": 0, "code_digits": 3, "max_turns": 14, "locked": True},
     {"hiding_spots": 3, "spot_pool": 8, "decoys": 1, "code_digits": 3, "max_turns": 16, "locked": True},
@@ -38,7 +43,7 @@ LEVELS = [
     {"hiding_spots": 9, "spot_pool": 10, "decoys": 4, "code_digits": 6, "max_turns": 22, "locked": True},
     {"hiding_spots": 12, "spot_pool": 12, "decoys": 6, "code_digits": 8, "max_turns": 24, "locked": True},
 ]
-STATIC_LEVEL = 4     # the family's size before it had levels: five spots, two decoys, four digits
+STATIC_LEVEL = 5     # the family's size before it had levels: five spots, two decoys, four digits
 MAX_TURNS = max(level["max_turns"] for level in LEVELS)
 MAX_ACTION_CHARS = 2000  # longer replies are cut before parsing
 
@@ -81,12 +86,14 @@ class VaultUnlockEnv:
         self.opened = False
         self.note_read = False
         self.code_accepted = False
+        self.auto_open = False  # a right code opens the vault at once (level 0)
 
     def room(self):
         listing = ", ".join(f"a {s}" for s in self.spots)
         lock = "an open" if self.opened else "an unlocked" if self.unlocked else "a locked"
+        held = " You are holding a note." if "note" in self.inventory else ""
         return (f"You are in a study. You see: {listing}, {lock} {self.container}, "
-                f"and a vault with a {self.code_digits}-digit keypad.")
+                f"and a vault with a {self.code_digits}-digit keypad.{held}")
 
     def reset(self, seed: int, level: int = 0) -> str:
         if not 0 <= level < len(LEVELS):
@@ -106,7 +113,8 @@ class VaultUnlockEnv:
         self.max_turns = config["max_turns"]
         self.turns = 0
         self.done = False
-        self.inventory = []
+        self.inventory = ["note"] if config.get("holding_note") else []
+        self.auto_open = bool(config.get("holding_note"))
         self.revealed = []
         self.examined = []
         self.opened = self.note_read = self.code_accepted = False
@@ -202,6 +210,8 @@ class VaultUnlockEnv:
         if digits != self.code:
             return "The keypad buzzes: wrong code.", False
         self.code_accepted = True
+        if self.auto_open:
+            return "The keypad beeps and the vault door swings open. You did it!", True
         return "The keypad beeps and the vault lock clicks.", False
 
     def step(self, action: str):

@@ -51,11 +51,12 @@ describe("invalid actions (info.invalid_action)", () => {
     ["shortest-path", "Answer: 99999"],
     ["subset-sum", "Answer: 1, 2"],
     ["graph-coloring", "A=1,B=1,C=1,D=1,E=1,F=1,G=1,H=1"],
-  ])("%s leaves a readable but wrong answer (%s) unmarked", async (name, answer) => {
+  ])("%s leaves a readable but wrong answer (%s) unmarked, on each of level 0's three tries", async (name, answer) => {
     const episode = await play(seed(name), fixed(answer));
     expect(episode.won).toBe(false);
-    expect(episode.turns).toHaveLength(1);
-    expect(episode.turns[0]).not.toHaveProperty("invalidAction");
+    expect(episode.turns).toHaveLength(3);
+    for (const turn of episode.turns) expect(turn).not.toHaveProperty("invalidAction");
+    expect(episode.terminated).toBe(true);
   });
 
   it.each([
