@@ -127,7 +127,8 @@ describe("runEvaluation at levels", () => {
   it("without planned levels, an item records the level its episode played (0 for a levelled family, none for one level)", async () => {
     const store = new SqliteEvalStore(":memory:");
     const items: ItemResult[] = await runEvaluation({ ...settings, record: record("levels-c"), store, model: scriptedSolver(), sandbox, suites: [{ kind: "environments", name: "plain", environments: [planned(levelSum), planned(product)] }] });
-    expect(items.filter((item) => item.task === "level-sum").map((item) => [item.index, item.level, item.won])).toEqual([
+    // items come back in completion order (episodes run concurrently): sort by index
+    expect(items.filter((item) => item.task === "level-sum").sort((a, b) => a.index - b.index).map((item) => [item.index, item.level, item.won])).toEqual([
       [0, 0, true],
       [1, 0, true],
       [2, 0, true],
