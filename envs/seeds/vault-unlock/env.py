@@ -91,7 +91,8 @@ class VaultUnlockEnv:
     def room(self):
         listing = ", ".join(f"a {s}" for s in self.spots)
         lock = "an open" if self.opened else "an unlocked" if self.unlocked else "a locked"
-        held = " You are holding a note." if "note" in self.inventory else ""
+        held = ((" You are holding a note with the vault code on it." if self.auto_open else " You are holding a note.")
+                if "note" in self.inventory else "")
         return (f"You are in a study. You see: {listing}, {lock} {self.container}, "
                 f"and a vault with a {self.code_digits}-digit keypad.{held}")
 
@@ -188,6 +189,8 @@ class VaultUnlockEnv:
             if self.opened:
                 return f"The {self.container} is already open.", False
             self.opened = True
+            if self.auto_open:  # level 0: the note is already in hand
+                return f"You open the {self.container}. It is empty.", False
             self.revealed.append("note")
             return f"You open the {self.container}. Inside is a folded note.", False
         if not self.code_accepted:
