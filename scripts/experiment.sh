@@ -11,7 +11,7 @@
 # Budget caveat: (b) also samples Designer tokens; the Solver's tokens per round are the same settings, not
 # the same count. Sizes come from the environment (defaults: a tiny laptop size):
 #   MODEL=embedded ROUNDS=2 PLAYS=2 DESIGNS=2 ITEMS=2 EPISODES=2 TASKS= SEED=0 MAX_TOKENS=256 TIMEOUT=900 TRAINER_PORT=8765 OUT=runs/experiment-<UTC>
-#   CONFIG=<file>: a JSON config (README, Configuration) both runs start from, e.g. the Solver's format or the
+#   CONFIG=<file>: a JSON config (docs/configuration.md) both runs start from, e.g. the Solver's format or the
 #   trainer's learning rate; the experiment's own keys (rounds, plays, seed, model, designer.designs, trainer.port,
 #   eval.holdoutAtStart, eval.seed) override it, so (a) and (b) differ only in designer.designs.
 #   GPU machine, e.g.: MODEL=/models/qwen2.5-1.5b-instruct-q4_k_m.gguf ROUNDS=50 PLAYS=8 DESIGNS=8 ITEMS=20 EPISODES=8

@@ -100,7 +100,7 @@ describe("dashboard in headless Chromium, on a real run", () => {
     await expect(page.locator("#funnel-table").innerText()).resolves.toMatch(/novelty\s+text_near_duplicate\s+0\s+1/);
     await expect(page.locator("#rounds-table tbody tr").count()).resolves.toBe(2);
     await shot("run");
-    // the first screen of the page, as the README shows it (docs/dashboard.png is a copy)
+    // the first screen of the page, as docs/dashboard.md shows it (docs/dashboard.png is a copy)
     await page.screenshot({ path: join(ARTIFACTS, "run-first-screen.png") });
   });
 
