@@ -93,6 +93,16 @@ describe("envforge run", () => {
     expect(resumed.status, resumed.stderr).toBe(0);
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
     expect(report.map((entry: { proposed: number; solver: { episodes: number } }) => [entry.proposed, entry.solver.episodes])).toEqual([[0, 2], [0, 2]]);
+    // a finished run: --resume says so and exits 0 without starting anything (a reference trainer on a
+    // missing model would be refused with exit 2 if it were started or even checked)
+    const metricsBefore = readFileSync(join(out, "metrics.jsonl"), "utf8");
+    const reference = join(folder, "reference.json");
+    writeFileSync(reference, JSON.stringify({ trainer: { backend: "reference" } }));
+    const again = spawnSync("node", [BIN, "run", "--resume", "--out", out, "--config", reference, "--model", join(folder, "missing.gguf")], { encoding: "utf8" });
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`envforge: ${out} is complete: 2 round(s) done, rounds is 1; nothing to run (add rounds with --resume --rounds N)`);
+    expect(again.stdout).toMatch(/round 2: 0 designs proposed/);
+    expect(readFileSync(join(out, "metrics.jsonl"), "utf8")).toBe(metricsBefore);
     const typo = spawnSync("node", [BIN, "run", "--resume", "--out", join(folder, "runn")], { encoding: "utf8" });
     expect(typo.status).toBe(2);
     expect(typo.stderr).toMatch(/holds no run/);

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { buildGates } from "../core/admission/index.js";
-import { ConfigError, type Store } from "../spec/index.js";
+import { ConfigError, type RoundReport, type Store } from "../spec/index.js";
 import { importLineages } from "../core/curriculum/index.js";
 import { evolutionDirectory, newestRunFolder, newRunFolder, RUNS_FOLDER } from "./run-folders.js";
 import { LazyModel, RUN_FILES, runSelfPlay, type SelfPlayResult } from "../core/selfplay/index.js";
@@ -86,6 +86,14 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   if (resume && stored === undefined) throw new ConfigError(`--resume: ${outDir} holds no run (${storePath} has no stored run config)`);
   // a resumed run continues with its stored config; a config file and flags given now override it
   const config = resolveRunConfig(flags, stored ?? {});
+  if (resume) {
+    const finished = finishedRun(storePath, config.rounds);
+    if (finished !== undefined) {
+      process.stderr.write(`envforge: ${outDir} is complete: ${finished.done} round(s) done, rounds is ${config.rounds}; nothing to run (add rounds with --resume --rounds N)\n`);
+      process.stdout.write(`${formatSummary(finished.reports, { model: config.model.spec, out: outDir, reportPath: join(outDir, RUN_FILES.report), environments: finished.environments })}\n`);
+      return 0;
+    }
+  }
   if (config.plays < 2 && config.trainer.backend !== "noop") {
     process.stderr.write(`envforge: plays is ${config.plays}: every Solver group holds one play, its advantage is 0 and it is dropped, so the policy gets no Solver datums (use --plays 2 or more)\n`);
   }
@@ -164,6 +172,23 @@ function importFrontierLineages(config: Config, store: Store): void {
     importLineages(source, store);
   } finally {
     source.close();
+  }
+}
+
+/**
+ * A run whose first `rounds` rounds are all done: its round reports and memory size, read
+ * from the store without starting anything; undefined when a round is left to run.
+ */
+function finishedRun(storePath: string, rounds: number): { done: number; reports: RoundReport[]; environments: number } | undefined {
+  const store = new SqliteStore(storePath);
+  try {
+    const records = store.listRounds();
+    const done = records.filter((record) => record.status === "done");
+    if (done.filter((record) => record.round <= rounds).length < rounds) return undefined;
+    const reports = records.flatMap((record) => (record.report === null ? [] : [record.report]));
+    return { done: done.length, reports, environments: store.listEnvironments().length };
+  } finally {
+    store.close();
   }
 }
 
