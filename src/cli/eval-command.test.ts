@@ -33,6 +33,16 @@ describe("envforge eval flags", () => {
     expect(() => resolveEvalConfig({ difficulty: "extreme" })).toThrowError(ConfigError);
   });
 
+  it("refuse --list with --compare, and a store path that is a folder, each with a message that says so", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "envforge-eval-store-"));
+    folders.push(scratch);
+    const store = join(scratch, "eval.db");
+    new SqliteEvalStore(store).close();
+    await expect(evalCommand({ store, list: true, compare: ["a", "b"] })).rejects.toThrow(new ConfigError("--list and --compare read the store in two different ways: give one of them"));
+    await expect(evalCommand({ store: scratch, list: true })).rejects.toThrow(new ConfigError(`the eval store ${scratch} is a folder, not a store file; give a file path (e.g. ${join(scratch, "eval.db")})`));
+    await expect(evalCommand({ store: scratch, suite: ["heldout-seeds"] })).rejects.toThrow(new ConfigError(`the eval store ${scratch} is a folder, not a store file; give a file path (e.g. ${join(scratch, "eval.db")})`));
+  });
+
   it("refuse an envs: suite that names no folder, a file or a folder without packages, before any model loads or store is written", async () => {
     const scratch = mkdtempSync(join(tmpdir(), "envforge-eval-envs-"));
     folders.push(scratch);

@@ -85,6 +85,16 @@ export function evalStorePath(config: Config, run: string | undefined): string {
 }
 
 /**
+ * Refuses an eval store path that is a folder (SQLite would say only "disk I/O error").
+ * @throws ConfigError naming the folder and a file path to give instead
+ */
+function refuseFolderStore(path: string): void {
+  if (existsSync(path) && statSync(path).isDirectory()) {
+    throw new ConfigError(`the eval store ${path} is a folder, not a store file; give a file path (e.g. ${join(path, "eval.db")})`);
+  }
+}
+
+/**
  * `envforge eval`: evaluates a model (or a run's checkpoint) on the configured suites, storing
  * every item as it finishes; `--compare A B` and `--list` read the store instead. Returns the exit
  * code: 0, or 1 when every item failed with a model error. With `--levels`, every episode seed of
@@ -96,11 +106,13 @@ export function evalStorePath(config: Config, run: string | undefined): string {
  * @throws LevelOutOfRangeError for a listed level a levelled environment lacks, before any model loads
  */
 export async function evalCommand(flags: EvalFlags): Promise<number> {
+  if (flags.compare !== undefined && flags.list === true) throw new ConfigError("--list and --compare read the store in two different ways: give one of them");
   if (flags.compare !== undefined || flags.list === true) return readStoreCommand(flags);
   if (flags.step !== undefined && flags.run === undefined) throw new ConfigError("--step needs --run <dir>");
   if (flags.run !== undefined && flags.model !== undefined) throw new ConfigError("give either --model or --run (the run's model at --step), not both");
   const config = resolveEvalConfig(flags);
   const storePath = evalStorePath(config, flags.run);
+  refuseFolderStore(storePath);
   const settings = config.eval;
   const levels = flags.levels === undefined ? null : parseLevelSelection(flags.levels);
   if (levels !== null && settings.suites.includes("rg")) process.stderr.write("envforge: --levels applies to environment suites; reasoning-gym ignores it\n");
@@ -269,6 +281,7 @@ function planDocument(config: Config, plans: readonly SuitePlan[]): unknown {
 function readStoreCommand(flags: EvalFlags): number {
   const config = resolveEvalConfig({ ...(flags.config === undefined ? {} : { config: flags.config }), ...(flags.store === undefined ? {} : { store: flags.store }) });
   const path = evalStorePath(config, flags.run);
+  refuseFolderStore(path);
   if (!existsSync(path)) throw new ConfigError(`no eval store at ${path}${flags.store === undefined ? " (give --store)" : ""}`);
   const store = new SqliteEvalStore(path, { readOnly: true });
   try {
