@@ -5,7 +5,7 @@ import { buildGates } from "../core/admission/index.js";
 import { ConfigError, type RoundReport, type Store } from "../spec/index.js";
 import { importLineages } from "../core/curriculum/index.js";
 import { evolutionDirectory, newestRunFolder, newRunFolder, RUNS_FOLDER } from "./run-folders.js";
-import { LazyModel, RUN_FILES, runSelfPlay, type SelfPlayResult } from "../core/selfplay/index.js";
+import { LazyModel, RUN_FILES, runSelfPlay, storedRoundReports, type SelfPlayResult } from "../core/selfplay/index.js";
 import { readCorpus } from "../adapters/corpus/index.js";
 import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
 import { loadSeedPackages } from "../adapters/package-files/index.js";
@@ -185,8 +185,7 @@ function finishedRun(storePath: string, rounds: number): { done: number; reports
     const records = store.listRounds();
     const done = records.filter((record) => record.status === "done");
     if (done.filter((record) => record.round <= rounds).length < rounds) return undefined;
-    const reports = records.flatMap((record) => (record.report === null ? [] : [record.report]));
-    return { done: done.length, reports, environments: store.listEnvironments().length };
+    return { done: done.length, reports: storedRoundReports(store), environments: store.listEnvironments().length };
   } finally {
     store.close();
   }

@@ -110,18 +110,19 @@ export async function runSelfPlay(run: SelfPlayRun): Promise<SelfPlayResult> {
   }
   writeReport(reportPath, store);
   return {
-    reports: reportsOf(store),
+    reports: storedRoundReports(store),
     reportPath,
     environments: store.listEnvironments().length,
   };
 }
 
-function reportsOf(store: Store): RoundReport[] {
+/** The round reports a run's store holds, in round order (rounds without a report are left out). */
+export function storedRoundReports(store: Store): RoundReport[] {
   return store.listRounds().flatMap((round) => (round.report === null ? [] : [round.report]));
 }
 
 function writeReport(path: string, store: Store): void {
   const temporary = `${path}.tmp-${process.pid}`;
-  writeFileSync(temporary, `${JSON.stringify(reportsOf(store), null, 2)}\n`);
+  writeFileSync(temporary, `${JSON.stringify(storedRoundReports(store), null, 2)}\n`);
   renameSync(temporary, path);
 }
