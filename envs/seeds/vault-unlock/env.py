@@ -9,8 +9,9 @@ is and the code digits all vary with the seed. Reward 1.0 when the vault opens;
 the episode is truncated after max_turns commands. The level (LEVELS) sets the
 number of hiding spots and decoys, the code length, the turn budget, whether
 the container is locked at all (at level 1 it is not, so no key is needed) and,
-at level 0 only, a short cut: the agent starts holding the note and the vault
-opens as soon as the code is entered (read note -> enter code).
+at level 0 only, a short cut: the agent starts holding the note, the room
+description shows what it says, and the vault opens as soon as the code is
+entered (one command: enter code).
 """
 
 import random
@@ -30,7 +31,8 @@ DECOY_ITEMS = ["coin", "marble", "button", "pencil", "ribbon", "stamp"]
 # spot_pool names of SPOT_NAMES) are in the room, decoys of them hold a useless item,
 # the code has code_digits digits, the episode has max_turns turns, and locked says
 # whether the container is locked (a key hidden in one spot opens it) or not (no key).
-# holding_note: the agent starts with the note in hand and a right code opens the vault.
+# holding_note: the agent starts with the note in hand (its text in the room description)
+# and a right code opens the vault.
 LEVELS = [
     {"hiding_spots": 2, "spot_pool": 8, "decoys": 0, "code_digits": 2, "max_turns": 6, "locked": False,
      "holding_note": True},
@@ -91,7 +93,7 @@ class VaultUnlockEnv:
     def room(self):
         listing = ", ".join(f"a {s}" for s in self.spots)
         lock = "an open" if self.opened else "an unlocked" if self.unlocked else "a locked"
-        held = ((" You are holding a note with the vault code on it." if self.auto_open else " You are holding a note.")
+        held = ((f" You are holding a note that reads: 'Vault code {self.code}'." if self.auto_open else " You are holding a note.")
                 if "note" in self.inventory else "")
         return (f"You are in a study. You see: {listing}, {lock} {self.container}, "
                 f"and a vault with a {self.code_digits}-digit keypad.{held}")
