@@ -4,6 +4,7 @@
  */
 export * from "./errors.js";
 export * from "./verdict.js";
+export * from "./verdict-reasons.js";
 export * from "./env-package.js";
 export * from "./language-model.js";
 export * from "./sandbox.js";

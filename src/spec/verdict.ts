@@ -1,3 +1,7 @@
+import type { VerdictGate, VerdictReason } from "./verdict-reasons.js";
+// for TSDoc links
+import type { SHARED_REASONS, VERDICT_REASONS } from "./verdict-reasons.js";
+
 /**
  * The outcome of checking one untrusted thing (a design completion, a candidate
  * environment) against one admission gate or parser. Expected failures are
@@ -32,10 +36,13 @@ export function pass(gate: string, evidence?: Record<string, unknown>): PassVerd
   return evidence === undefined ? { status: "pass", gate } : { status: "pass", gate, evidence };
 }
 
-/** Builds a reject verdict. */
-export function reject(
-  gate: string,
-  reason: string,
+/**
+ * Builds a reject verdict. The reason must be one `gate` gives in {@link VERDICT_REASONS} (or a
+ * shared one, {@link SHARED_REASONS}), so every reason code the code can produce is in that list.
+ */
+export function reject<G extends VerdictGate>(
+  gate: G,
+  reason: VerdictReason<G>,
   message: string,
   evidence?: Record<string, unknown>,
 ): RejectVerdict {

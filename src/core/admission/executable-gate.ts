@@ -33,7 +33,7 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
 }
 
 /** `invalid_step_result` for a step that returned wrong types or non-finite rewards, else `step_failed`. */
-function stepReason(kind: string): string {
+function stepReason(kind: string): "invalid_step_result" | "step_failed" {
   return kind === "protocol_violation" ? "invalid_step_result" : "step_failed";
 }
 

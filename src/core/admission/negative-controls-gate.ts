@@ -1,4 +1,4 @@
-import { pass, reject, type EnvPackage, type EnvSession, type Episode, type Verdict } from "../../spec/index.js";
+import { pass, reject, type EnvPackage, type EnvSession, type Episode, type Verdict, type VerdictReason } from "../../spec/index.js";
 import { doNothingPolicy, randomPolicy, seededRandom, type Policy } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
 import { playOracle, winningActions } from "./oracle-gate.js";
@@ -8,7 +8,7 @@ import { episodeSummary, invalidStepResult, playSeeds, rewardRangeViolation, scr
 export const INVALID_ACTION = "<<not a valid action>>";
 
 /** The negative-control agents, each with the reason code its win produces. */
-const CONTROLS: readonly { readonly reason: string; readonly policy: (seed: number) => Policy }[] = [
+const CONTROLS: readonly { readonly reason: VerdictReason<"negative-controls">; readonly policy: (seed: number) => Policy }[] = [
   { reason: "empty_solution_passes", policy: () => doNothingPolicy },
   { reason: "random_agent_passes", policy: (seed) => randomPolicy(seededRandom(7919 * (seed + 1))) },
   { reason: "invalid_action_passes", policy: () => scriptedPolicy("invalid-action", [INVALID_ACTION]) },

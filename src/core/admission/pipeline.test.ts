@@ -16,7 +16,7 @@ function gate(name: AdmissionGate["name"], outcome: "pass" | "reject" | "throw")
     async check() {
       calls.push(name);
       if (outcome === "throw") throw new Error("model down");
-      return outcome === "pass" ? pass(name) : reject(name, `${name}_failed`, "no");
+      return outcome === "pass" ? pass(name) : reject(name, "load_failed", "no");
     },
   };
 }

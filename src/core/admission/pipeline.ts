@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import type { AdmissionGateName } from "../../config/index.js";
-import type { EnvPackage, Verdict } from "../../spec/index.js";
+import { reject, type EnvPackage, type Verdict } from "../../spec/index.js";
 import { mapWithConcurrency } from "../../support/concurrency.js";
 import { calibrationGate } from "./calibration-gate.js";
 import { decontaminationGate } from "./decontamination-gate.js";
@@ -81,7 +81,7 @@ export async function admit(
     try {
       verdict = await checkGate(gate, candidate, context);
     } catch (error) {
-      verdict = { status: "reject", gate: gate.name, reason: "gate_error", message: (error as Error).message };
+      verdict = reject(gate.name, "gate_error", (error as Error).message);
     }
     timingsMs[gate.name] = Math.round((clock() - started) * 10) / 10;
     verdicts.push(verdict);

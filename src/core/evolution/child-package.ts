@@ -1,6 +1,6 @@
 import { applyPatch, createTwoFilesPatch, parsePatch } from "diff";
 import { z } from "zod";
-import { EnvManifestSchema, packageId, reject, type EnvManifest, type EnvPackage, type Provenance, type RejectVerdict } from "../../spec/index.js";
+import { EnvManifestSchema, packageId, reject, type EnvManifest, type EnvPackage, type Provenance, type RejectVerdict, type VerdictReason } from "../../spec/index.js";
 import { extractCodeBlocks, toKebabCase } from "../selfplay/index.js";
 import { findJson } from "./completion-json.js";
 import { applySearchReplace, parseSearchReplace } from "./search-replace.js";
@@ -187,6 +187,6 @@ function stripFileComment(source: string): string {
   return source.replace(/^#\s*(env|oracle)\.py\s*\n/, "");
 }
 
-function failure(reason: string, message: string): ChildResult {
+function failure(reason: VerdictReason<"modify">, message: string): ChildResult {
   return { ok: false, verdict: reject("modify", reason, message) };
 }

@@ -139,7 +139,7 @@ describe("runEvolution (scripted fake model, real sandbox and gates)", () => {
     expect(failed.map((attempt) => [attempt.outcome, attempt.modification.length])).toEqual([["validation_failed", 2], ["validation_failed", 2]]);
 
     const other = new SqliteStore(":memory:");
-    const refuse = { name: "novelty" as const, usesModel: false, check: async () => reject("novelty", "refused", "no") };
+    const refuse = { name: "novelty" as const, usesModel: false, check: async () => reject("novelty", "text_near_duplicate", "no") };
     await evolve(other, new ScriptedRoleModel(workingScript()), 1, [PARENT], [refuse]);
     const attempts = other.listEvolutionAttempts(lineageIdFor(PARENT));
     expect(attempts.map((attempt) => [attempt.outcome, attempt.admission.map((verdict) => verdict.gate)])).toEqual([["admission_rejected", ["novelty"]], ["admission_rejected", ["novelty"]]]);

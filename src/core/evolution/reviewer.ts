@@ -1,4 +1,4 @@
-import { EnvforgeError, pass, reject, type ChatMessage, type LanguageModel, type Verdict } from "../../spec/index.js";
+import { EnvforgeError, pass, reject, type ChatMessage, type LanguageModel, type Verdict, type VerdictGate } from "../../spec/index.js";
 import { findJson } from "./completion-json.js";
 import { reviewGrammar } from "./grammars.js";
 import type { RubricStage } from "./rubrics.js";
@@ -11,7 +11,7 @@ export interface RoleSettings {
 }
 
 /** Gate names of the reviewer's verdicts. */
-export const REVIEW_GATES: Record<RubricStage, string> = { plan: "plan-review", child: "rubric" };
+export const REVIEW_GATES = { plan: "plan-review", child: "rubric" } as const satisfies Record<RubricStage, VerdictGate>;
 
 /** Longest feedback kept from a review, characters. */
 export const MAX_FEEDBACK_CHARS = 1500;

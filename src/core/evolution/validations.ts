@@ -1,4 +1,4 @@
-import type { EditPlan, EnvPackage, Episode, LanguageModel, Verdict } from "../../spec/index.js";
+import type { EditPlan, EnvPackage, Episode, LanguageModel, Verdict, VerdictGate } from "../../spec/index.js";
 import { pass, reject } from "../../spec/index.js";
 import { checkGate, createGate, playOracle, playSeeds, scriptedPolicy, seedRange, withSession, type AdmissionContext } from "../admission/index.js";
 import { doNothingPolicy } from "../rollout/index.js";
@@ -108,7 +108,7 @@ export async function behaviourChangeValidation(child: EnvPackage, parent: EnvPa
  * `validation_error` reject).
  */
 export async function validateChild(child: EnvPackage, parent: EnvPackage, plan: EditPlan, context: ValidationContext): Promise<Verdict[]> {
-  const guard = (gate: string, run: () => Promise<Verdict>) =>
+  const guard = (gate: VerdictGate, run: () => Promise<Verdict>) =>
     run().catch((error: unknown) => reject(gate, "validation_error", (error as Error).message));
   const mechanical = await Promise.all([
     guard("oracle", () => checkGate(createGate("oracle"), child, context.admission)),

@@ -100,10 +100,10 @@ describe("failure penalties per class (every mode but admission)", () => {
 describe("classifyDesignFailure", () => {
   it("maps the deciding verdict's gate to a failure class", () => {
     expect(classifyDesignFailure([reject("parse", "unparseable", "no block")])).toBe("unparseable");
-    expect(classifyDesignFailure([pass("parse"), reject("static", "forbidden_import", "os")])).toBe("mechanical_reject");
+    expect(classifyDesignFailure([pass("parse"), reject("static", "syntax_error", "os")])).toBe("mechanical_reject");
     expect(classifyDesignFailure([pass("parse"), reject("oracle", "oracle_failed", "0")])).toBe("mechanical_reject");
-    expect(classifyDesignFailure([pass("parse"), reject("novelty", "duplicate", "seen")])).toBe("review_reject");
-    expect(classifyDesignFailure([pass("parse"), reject("review", "leaks_answer", "hint")])).toBe("review_reject");
+    expect(classifyDesignFailure([pass("parse"), reject("novelty", "text_near_duplicate", "seen")])).toBe("review_reject");
+    expect(classifyDesignFailure([pass("parse"), reject("self-review", "review_rejected", "hint")])).toBe("review_reject");
     expect(classifyDesignFailure([reject("model", "model_error", "down")])).toBeNull();
     expect(classifyDesignFailure([pass("parse"), pass("oracle")])).toBeNull();
     expect(classifyDesignFailure([])).toBeNull();

@@ -207,7 +207,7 @@ export function scoreDesign(
 export interface DesignFailureGates {
   /** @default ["parse"] */
   readonly unparseable: readonly string[];
-  /** @default ["review", "self-review", "novelty"] */
+  /** @default ["self-review", "novelty"] */
   readonly review: readonly string[];
   /** Gates whose rejection is not the Designer's fault (no reward, no datum). @default ["model"] */
   readonly ignored: readonly string[];
@@ -216,7 +216,7 @@ export interface DesignFailureGates {
 /** Default {@link DesignFailureGates}. */
 export const DEFAULT_DESIGN_FAILURE_GATES: DesignFailureGates = {
   unparseable: ["parse"],
-  review: ["review", "self-review", "novelty"],
+  review: ["self-review", "novelty"],
   ignored: ["model"],
 };
 

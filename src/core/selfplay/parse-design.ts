@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EnvManifestSchema, MAX_LEVELS, reject, type EnvPackage, type Provenance, type RejectVerdict } from "../../spec/index.js";
+import { EnvManifestSchema, MAX_LEVELS, reject, type EnvPackage, type Provenance, type RejectVerdict, type VerdictReason } from "../../spec/index.js";
 import { expandScaffold, isScaffoldSource, missingScaffoldFunctions, readModuleConstants, SCAFFOLD_FUNCTIONS } from "../scaffold/index.js";
 
 /** Result of {@link parseDesign}: a package, or a reject verdict of the `parse` stage. */
@@ -184,6 +184,6 @@ function stripFileComment(source: string): string {
   return source.replace(/^#\s*(env|oracle)\.py\s*\n/, "");
 }
 
-function failure(reason: string, message: string, evidence?: Record<string, unknown>): ParsedDesign {
+function failure(reason: VerdictReason<"parse">, message: string, evidence?: Record<string, unknown>): ParsedDesign {
   return { ok: false, verdict: reject("parse", reason, message, evidence) };
 }

@@ -6,7 +6,7 @@ describe("repairMessage", () => {
   it("names the first failing gate, reason and message, with the traceback's last lines", () => {
     const traceback = Array.from({ length: 20 }, (_, line) => `  line ${line}`).join("\n");
     const message = repairMessage(
-      [{ status: "pass", gate: "parse" }, reject("executable", "reset_failed", "reset(0) failed: NameError: name 'random' is not defined", { seed: 0, detail: traceback }), reject("oracle", "later", "never shown")],
+      [{ status: "pass", gate: "parse" }, reject("executable", "reset_failed", "reset(0) failed: NameError: name 'random' is not defined", { seed: 0, detail: traceback }), reject("oracle", "oracle_failed", "never shown")],
       "scaffold",
     );
     expect(message).toContain("rejected by the executable check (reset_failed): reset(0) failed: NameError: name 'random' is not defined");

@@ -72,17 +72,17 @@ describe("buildRoundReport", () => {
   it("counts rejected designs by the reason of their last verdict", () => {
     const designs = [
       design(0, { verdicts: [reject("parse", "unparseable", "no block")] }),
-      design(1, { verdicts: [pass("parse"), reject("static", "forbidden_import", "imports os")] }),
+      design(1, { verdicts: [pass("parse"), reject("static", "syntax_error", "imports os")] }),
       design(2, { verdicts: [pass("parse"), pass("static"), reject("oracle", "oracle_failed", "return 0 on seed 3")] }),
-      design(3, { verdicts: [pass("parse"), reject("static", "forbidden_import", "imports socket")] }),
+      design(3, { verdicts: [pass("parse"), reject("static", "syntax_error", "imports socket")] }),
       admitted(4, 0.5),
     ];
-    expect(buildRoundReport(2, designs, [], extras).rejected).toEqual({ unparseable: 1, forbidden_import: 2, oracle_failed: 1 });
+    expect(buildRoundReport(2, designs, [], extras).rejected).toEqual({ unparseable: 1, syntax_error: 2, oracle_failed: 1 });
   });
 
   it("counts neither an admitted design nor one whose last verdict passed as rejected", () => {
     const designs = [
-      design(0, { verdicts: [reject("novelty", "duplicate", "seen before")], environmentId: "env-0" }),
+      design(0, { verdicts: [reject("novelty", "text_near_duplicate", "seen before")], environmentId: "env-0" }),
       design(1, { verdicts: [reject("parse", "unparseable", "no block"), pass("parse")] }),
       design(2, { verdicts: [] }),
     ];

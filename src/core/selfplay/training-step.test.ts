@@ -36,10 +36,10 @@ function episode(reward: number, withTokens = true): EpisodeRecord {
   const turn = { action: "42", observation: "", reward, ...(withTokens ? { promptTokens: [2, 10, 11], actionTokens: [40, 41], actionLogprobs: [-0.5, -0.25] } : {}) };
   return { round: 1, environmentId: memory[0]!.id, role: "solver", hint: false, policyVersion: 0, episode: { seed: reward, initialObservation: "q", turns: [turn], return: reward, won: reward === 1, terminated: true, truncated: false } };
 }
-function design(index: number, gate: string, reward: number): DesignRecord {
+function design(index: number, gate: "parse" | "static", reward: number): DesignRecord {
   return {
     round: 1, index, promptHash: "p", corpusDocumentIds: [], completion: "x", environmentId: null, reward, policyVersion: 0,
-    verdicts: [reject(gate, "bad", "bad design")],
+    verdicts: [reject(gate, "missing_oracle", "bad design")],
     tokens: { prompt: [2, 20], completion: [30, 31, 32], logprobs: [-1, -1, -1] },
   };
 }
