@@ -115,6 +115,21 @@ describe("envforge run", () => {
     expect(existsSync(join(empty, "report.json"))).toBe(false);
   }, 600_000);
 
+  it("a run that stops on an error mid-run prints what it did, what is stored and the exact --resume command", () => {
+    const folder = scratch();
+    const out = join(folder, "run");
+    // a folder where report.json goes: round 1 is stored, then writing the report fails
+    mkdirSync(join(out, "report.json"), { recursive: true });
+    const config = writeConfig(folder, { ...SMALL, rounds: 2, designer: { designs: 0 } });
+    const result = spawnSync("node", [BIN, "run", "--config", config, "--out", out], { encoding: "utf8" });
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stdout).toMatch(/round 1: 0 designs proposed/);
+    expect(result.stderr).toContain(`envforge: the run stopped after round 1 on the error below. Stored in ${join(out, "envforge.db")}: 1 of 2 round(s) done`);
+    expect(result.stderr).toContain(`Continue with: envforge run --resume --out ${out}`);
+    expect(result.stderr).toMatch(/envforge: cannot write .*report\.json: /);
+    expect(result.stderr).not.toMatch(/at .*\.js:\d+/); // a typed error, not a stack trace
+  }, 300_000);
+
   it("exits 2 for bad flags and an unknown model spec", () => {
     for (const args of [["--rounds", "abc"], ["--bogus"], ["--model", "foo"], ["--plays", "1e3"], ["--plays", "0x10"], ["--plays", " 3"], ["--plays", "2.5"]]) {
       const result = spawnSync("node", [BIN, "run", ...args, "--out", join(scratch(), "run")], { encoding: "utf8" });

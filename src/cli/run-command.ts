@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { buildGates } from "../core/admission/index.js";
-import { ConfigError, type RoundReport, type Store } from "../spec/index.js";
+import { ConfigError, type RoundRecord, type RoundReport, type Store } from "../spec/index.js";
 import { importLineages } from "../core/curriculum/index.js";
 import { evolutionDirectory, newestRunFolder, newRunFolder, RUNS_FOLDER } from "./run-folders.js";
 import { LazyModel, RUN_FILES, runSelfPlay, storedRoundReports, type SelfPlayResult } from "../core/selfplay/index.js";
@@ -136,6 +136,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   );
   progress = createProgressDisplay();
   let result: SelfPlayResult;
+  let stopped = false;
   try {
     const probe = opened.probe === null ? {} : { probe: opened.probe };
     const engineSampled = opened.engineSampled ? { engineSampled: true } : {};
@@ -143,6 +144,9 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     const afterRound = liveTensorBoardExport(config, outDir, (message) => display.notice?.(message));
     const live = afterRound === undefined ? {} : { afterRound };
     result = await runSelfPlay({ config, outDir, resume, store, model, sandbox, trainer, corpus, seeds, gates: buildGates(config.admission), admission, progress, ...probe, ...engineSampled, ...live });
+  } catch (error) {
+    stopped = true;
+    throw error;
   } finally {
     removeStopHandlers();
     progress.stop();
@@ -150,6 +154,12 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     await model.close();
     await opened.close();
     store.close();
+    // what a failed run did and saved, and how to continue it (the error itself follows from main)
+    if (stopped) {
+      const summary = stoppedRunSummary(storePath, outDir, config);
+      if (summary.stdout !== "") process.stdout.write(`${summary.stdout}\n`);
+      process.stderr.write(`${summary.stderr}\n`);
+    }
   }
   process.stdout.write(`${formatSummary(result.reports, { model: config.model.spec, out: outDir, reportPath: result.reportPath, environments: result.environments })}\n`);
   if (model.calls > 0 && model.successes === 0) {
@@ -175,20 +185,51 @@ function importFrontierLineages(config: Config, store: Store): void {
   }
 }
 
-/**
- * A run whose first `rounds` rounds are all done: its round reports and memory size, read
- * from the store without starting anything; undefined when a round is left to run.
- */
-function finishedRun(storePath: string, rounds: number): { done: number; reports: RoundReport[]; environments: number } | undefined {
+/** What a run's store holds, read without starting anything: its rounds, their reports and the memory's size. */
+interface StoredRun {
+  readonly rounds: readonly RoundRecord[];
+  readonly reports: RoundReport[];
+  readonly environments: number;
+}
+
+function readStoredRun(storePath: string): StoredRun {
   const store = new SqliteStore(storePath);
   try {
-    const records = store.listRounds();
-    const done = records.filter((record) => record.status === "done");
-    if (done.filter((record) => record.round <= rounds).length < rounds) return undefined;
-    return { done: done.length, reports: storedRoundReports(store), environments: store.listEnvironments().length };
+    return { rounds: store.listRounds(), reports: storedRoundReports(store), environments: store.listEnvironments().length };
   } finally {
     store.close();
   }
+}
+
+/** A run whose first `rounds` rounds are all done (with its number of done rounds); undefined when a round is left to run. */
+function finishedRun(storePath: string, rounds: number): (StoredRun & { done: number }) | undefined {
+  const run = readStoredRun(storePath);
+  const done = run.rounds.filter((record) => record.status === "done");
+  if (done.filter((record) => record.round <= rounds).length < rounds) return undefined;
+  return { ...run, done: done.length };
+}
+
+/**
+ * What `envforge run` prints when the run stopped on an error (issue 34): the summary of the
+ * rounds done (stdout; empty when none is), and on stderr the round it stopped in, what the store
+ * holds and the exact command that continues it. Never throws: a store that cannot be read is said so.
+ */
+export function stoppedRunSummary(storePath: string, outDir: string, config: Pick<Config, "rounds" | "model">): { stdout: string; stderr: string } {
+  const command = `envforge run --resume --out ${outDir}`;
+  let run: StoredRun;
+  try {
+    run = readStoredRun(storePath);
+  } catch (error) {
+    return { stdout: "", stderr: `envforge: the run stopped, and its store ${storePath} cannot be read (${(error as Error).message}); once it can, continue with: ${command}` };
+  }
+  const done = run.rounds.filter((record) => record.status === "done").length;
+  const open = run.rounds.find((record) => record.status === "running");
+  const where = open === undefined ? `after round ${done}` : `in round ${open.round}${open.solverPhaseDone ? " (its Solver phase is stored)" : ""}`;
+  const stdout = run.reports.length === 0 ? "" : formatSummary(run.reports, { model: config.model.spec, out: outDir, reportPath: join(outDir, RUN_FILES.report), environments: run.environments });
+  return {
+    stdout,
+    stderr: `envforge: the run stopped ${where} on the error below. Stored in ${storePath}: ${done} of ${config.rounds} round(s) done, ${run.environments} environments in memory, every finished episode and design. Continue with: ${command}`,
+  };
 }
 
 /** The config stored in a run's store (without `out`), or undefined when the store holds no run. */

@@ -1,7 +1,7 @@
-import { appendFileSync, renameSync, writeFileSync } from "node:fs";
+import { appendFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../../config/index.js";
-import { ConfigError, packageId, type CorpusDocument, type Datum, type EnvPackage, type LanguageModel, type RoundReport, type Sandbox, type Store, type Trainer } from "../../spec/index.js";
+import { ConfigError, packageId, StoreError, type CorpusDocument, type Datum, type EnvPackage, type LanguageModel, type RoundReport, type Sandbox, type Store, type Trainer } from "../../spec/index.js";
 import { makeDirectory } from "../../support/make-directory.js";
 import type { AdmissionGate, AdmissionResources } from "../admission/index.js";
 import type { ProgressListener } from "./progress.js";
@@ -104,7 +104,8 @@ export async function runSelfPlay(run: SelfPlayRun): Promise<SelfPlayResult> {
     });
     const time = (run.now ?? (() => new Date()))().toISOString();
     const line = { kind: "round", round, time, trainer: report.trainer, seconds: report.seconds, phaseSeconds: report.phaseSeconds, diagnostics: report.diagnostics };
-    appendFileSync(join(run.outDir, RUN_FILES.metrics), `${JSON.stringify(line)}\n`);
+    const metricsPath = join(run.outDir, RUN_FILES.metrics);
+    runFile(metricsPath, () => appendFileSync(metricsPath, `${JSON.stringify(line)}\n`));
     writeReport(reportPath, store);
     await run.afterRound?.(round);
   }
@@ -123,6 +124,21 @@ export function storedRoundReports(store: Store): RoundReport[] {
 
 function writeReport(path: string, store: Store): void {
   const temporary = `${path}.tmp-${process.pid}`;
-  writeFileSync(temporary, `${JSON.stringify(storedRoundReports(store), null, 2)}\n`);
-  renameSync(temporary, path);
+  runFile(path, () => {
+    try {
+      writeFileSync(temporary, `${JSON.stringify(storedRoundReports(store), null, 2)}\n`);
+      renameSync(temporary, path);
+    } finally {
+      rmSync(temporary, { force: true });
+    }
+  });
+}
+
+/** Writes one of the run's files; an I/O failure (a full disk, a folder in the file's place) is a StoreError naming the file. */
+function runFile(path: string, write: () => void): void {
+  try {
+    write();
+  } catch (error) {
+    throw new StoreError(`cannot write ${path}: ${(error as Error).message}`, { cause: error });
+  }
 }
