@@ -34,4 +34,10 @@ describe("formatSummary", () => {
   it("says nothing about the engine when the policy sampled on the trainer", () => {
     expect(formatSummary([report(1)], details)).not.toContain("llama.cpp");
   });
+
+  it("shows a resumed round's own seconds, its earlier attempts' and the sum", () => {
+    const text = formatSummary([{ ...report(1), seconds: 35.1, earlierSeconds: 209.5 }, report(2)], details);
+    expect(text).toContain("; 35.1s resumed + 209.5s before the resume = 244.6s");
+    expect(text).toMatch(/round 2: .*; 1s\n/);
+  });
 });

@@ -20,7 +20,7 @@ export function formatSummary(reports: readonly RoundReport[], details: { model:
           ? ""
           : `, ${report.solver.signal.returnVariance} of ${plural(report.solver.signal.groups, "group")} with a learning signal`) +
         "; " +
-        `designer mean reward ${report.designer.meanReward === null ? "n/a" : report.designer.meanReward.toFixed(2)}; ${report.seconds}s`,
+        `designer mean reward ${report.designer.meanReward === null ? "n/a" : report.designer.meanReward.toFixed(2)}; ${roundSeconds(report)}`,
     );
     const names = report.designer.admittedNames ?? [];
     if (names.length > 0) {
@@ -72,4 +72,11 @@ export function formatLevelReport(level: LevelReport): string {
     .map(([at, tally]) => `level ${at}: ${tally.wins}/${tally.episodes} won`)
     .join(", ");
   return `${level.name} levels ${window(level.window)} of ${level.count} -> ${window(level.next)}${moved}${played ? `; ${played}` : ""}`;
+}
+
+/** A round's wall-clock time; a resumed round shows the resumed part, the earlier attempts' and the sum. */
+function roundSeconds(report: RoundReport): string {
+  if (report.earlierSeconds === undefined) return `${report.seconds}s`;
+  const total = Math.round((report.seconds + report.earlierSeconds) * 10) / 10;
+  return `${report.seconds}s resumed + ${report.earlierSeconds}s before the resume = ${total}s`;
 }

@@ -68,9 +68,15 @@ export interface RoundReport {
   readonly diagnostics: object;
   /** Distinct infrastructure errors of the round (model unreachable, sandbox failures), with counts. */
   readonly errors: Readonly<Record<string, number>>;
-  /** Wall-clock duration in seconds. */
+  /** Wall-clock duration in seconds of this attempt at the round (a resumed round: the resumed part only). */
   readonly seconds: number;
-  /** Wall-clock seconds per phase (a phase skipped on resume counts 0). */
+  /**
+   * A resumed round: wall-clock seconds its earlier attempts spent on work they stored (the Solver
+   * phase, each design), so the round took `seconds + earlierSeconds` in all (time after an
+   * attempt's last stored step is lost with it). Absent on a round run in one go.
+   */
+  readonly earlierSeconds?: number;
+  /** Wall-clock seconds per phase of this attempt (a phase skipped on resume counts 0). */
   readonly phaseSeconds?: { readonly solver: number; readonly designer: number; readonly training: number };
 }
 

@@ -9,6 +9,8 @@ export interface RoundReportExtras {
   /** The training step's per-role diagnostics (`stepDiagnostics`). */
   readonly diagnostics: RoundReport["diagnostics"];
   readonly seconds: number;
+  /** Seconds of stored work the round's earlier attempts took (a resumed round). */
+  readonly earlierSeconds?: number;
   readonly phaseSeconds?: RoundReport["phaseSeconds"];
   /** Names of the environments the round admitted (from the store). @default [] */
   readonly admittedNames?: readonly string[];
@@ -68,6 +70,7 @@ export function buildRoundReport(
     diagnostics: extras.diagnostics,
     errors,
     seconds: extras.seconds,
+    ...(extras.earlierSeconds === undefined ? {} : { earlierSeconds: extras.earlierSeconds }),
     ...(extras.phaseSeconds === undefined ? {} : { phaseSeconds: extras.phaseSeconds }),
   };
 }

@@ -10,7 +10,7 @@ import { answersWithHintOnly, designCompletion, ScriptedModel, SECRET_42 } from 
 import { buildGates } from "../admission/index.js";
 import { testAdmissionResources } from "../../testing/admission-resources.js";
 import { runSelfPlay } from "./run-selfplay.js";
-import { runRound } from "./round.js";
+import { ROUND_SECONDS_META, runRound } from "./round.js";
 import { ensureHoldout } from "../holdout/index.js";
 
 // Unit tests of the round's control flow. The model is a SCRIPTED FAKE (see
@@ -40,7 +40,7 @@ function freshStore(): Store {
 const good = designCompletion(SECRET_42.manifest, SECRET_42.env, SECRET_42.oracle);
 const variant = (env: string, oracle: string = SECRET_42.oracle) => designCompletion({ ...SECRET_42.manifest, name: "variant" }, env, oracle);
 
-async function round(designs: readonly (string | Error)[], store = freshStore(), count = designs.length, skip?: string[]) {
+async function round(designs: readonly (string | Error)[], store = freshStore(), count = designs.length, skip?: string[], now: () => Date = fixedNow) {
   const model = new ScriptedModel(designs, reviewsAccept);
   const settings = config(count, skip);
   const report = await runRound(1, {
@@ -53,7 +53,7 @@ async function round(designs: readonly (string | Error)[], store = freshStore(),
     gates: buildGates(settings.admission),
     admission: testAdmissionResources(),
     progress: {},
-    now: fixedNow,
+    now,
   });
   return { report, store, model };
 }
@@ -149,6 +149,33 @@ describe("self-play round (scripted fake model)", () => {
     expect(store.listDesigns(1).map((design) => design.index)).toEqual([0, 1, 2]);
     expect(report).toMatchObject({ proposed: 3, admitted: 1, rejected: { unparseable: 1, duplicate: 1 } });
     expect(store.listEnvironments().filter((record) => record.round === 1)).toHaveLength(1);
+  });
+
+  it("a resumed round reports its own seconds and the stored work of its earlier attempt", async () => {
+    // a clock that moves 1 s per reading
+    const ticking = () => {
+      let readings = 0;
+      return () => new Date(Date.UTC(2026, 10, 29, 12, 0, readings++));
+    };
+    const store = freshStore();
+    let saves = 0;
+    const failing: Store = Object.assign(Object.create(Object.getPrototypeOf(store)), store, {
+      saveDesign(...args: Parameters<Store["saveDesign"]>) {
+        saves += 1;
+        if (saves === 2) throw new Error("killed");
+        store.saveDesign(...args);
+      },
+    });
+    await expect(round([good, "nothing", good], failing, 3, undefined, ticking())).rejects.toThrow("killed");
+    const stored = store.getMeta(`${ROUND_SECONDS_META}1`) as { solver: number; designer: number };
+    expect(stored.solver).toBeGreaterThan(0);
+    expect(stored.designer).toBeGreaterThan(0);
+    const { report } = await round(["nothing", good], store, 3, undefined, ticking());
+    expect(report.earlierSeconds).toBeCloseTo(stored.solver + stored.designer, 5);
+    expect(report.seconds).toBeGreaterThan(0);
+    // a round run in one go has no earlier seconds
+    const { report: single } = await round([good], freshStore(), 1, undefined, ticking());
+    expect(single.earlierSeconds).toBeUndefined();
   });
 
   it("refuses to reuse a run directory without --resume", async () => {

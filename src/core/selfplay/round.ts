@@ -22,6 +22,17 @@ export const LEARNING_POTENTIAL_META = "learningPotential";
 export const PENDING_DESIGNER_META = "pendingDesignerDatums";
 /** Store metadata key prefix of a round's training step: `{ before }`, the policy version before it. */
 export const TRAINING_STEP_META = "trainingStep/";
+/**
+ * Store metadata key prefix of a round's stored work time: `{ solver, designer }`, wall-clock
+ * seconds up to the last stored step (the Solver phase, each design), over every attempt of the
+ * round; a resumed round reports what its earlier attempts took beside its own seconds.
+ */
+export const ROUND_SECONDS_META = "roundSeconds/";
+
+interface StoredSeconds {
+  readonly solver: number;
+  readonly designer: number;
+}
 
 /** Names of the environments `designs` admitted, in design order. */
 function admittedNamesOf(designs: readonly DesignRecord[], store: Store): string[] {
@@ -73,6 +84,10 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
   const policyVersion = deps.trainer.policyVersion;
 
   const seconds = (from: number) => Math.round((now().getTime() - from) / 100) / 10;
+  const secondsKey = `${ROUND_SECONDS_META}${round}`;
+  // the stored work of this round's earlier attempts (none on a round's first attempt)
+  const earlier = (store.getMeta(secondsKey) as StoredSeconds | undefined) ?? { solver: 0, designer: 0 };
+  let stored: StoredSeconds = earlier;
   if (!record.solverPhaseDone) {
     const random = seededRandom(deriveSeed(config.seed, round, "solver"));
     const pool =
@@ -119,6 +134,8 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
       }
     });
     store.saveSolverPhase(round, episodes);
+    stored = { ...stored, solver: earlier.solver + seconds(started) };
+    store.setMeta(secondsKey, stored);
     for (const environment of chosen) {
       const window = windows.get(environment.id);
       if (window === undefined || environment.package.manifest.levels === undefined) continue;
@@ -163,6 +180,8 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
         ),
     });
     store.saveDesign(result.design, result.admitted);
+    stored = { ...stored, designer: earlier.designer + seconds(designerStarted) };
+    store.setMeta(secondsKey, stored);
     learningPotential = result.learningPotential;
     store.setMeta(LEARNING_POTENTIAL_META, learningPotential);
     const last = result.design.verdicts.at(-1);
@@ -213,6 +232,7 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
     },
     diagnostics: training.diagnostics,
     seconds: seconds(started),
+    ...(earlier.solver + earlier.designer > 0 ? { earlierSeconds: Math.round((earlier.solver + earlier.designer) * 10) / 10 } : {}),
     phaseSeconds: { solver: solverSeconds, designer: designerSeconds, training: seconds(trainingStarted) },
     admittedNames: admittedNamesOf(designs, store),
     levels: levelReportsOf(store, round, episodes, config.levels),

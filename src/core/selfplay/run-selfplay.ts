@@ -103,7 +103,7 @@ export async function runSelfPlay(run: SelfPlayRun): Promise<SelfPlayResult> {
       ...(run.now ? { now: run.now } : {}),
     });
     const time = (run.now ?? (() => new Date()))().toISOString();
-    const line = { kind: "round", round, time, trainer: report.trainer, seconds: report.seconds, phaseSeconds: report.phaseSeconds, diagnostics: report.diagnostics };
+    const line = { kind: "round", round, time, trainer: report.trainer, seconds: report.seconds, ...(report.earlierSeconds === undefined ? {} : { earlierSeconds: report.earlierSeconds }), phaseSeconds: report.phaseSeconds, diagnostics: report.diagnostics };
     const metricsPath = join(run.outDir, RUN_FILES.metrics);
     runFile(metricsPath, () => appendFileSync(metricsPath, `${JSON.stringify(line)}\n`));
     writeReport(reportPath, store);
