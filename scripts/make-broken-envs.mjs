@@ -300,6 +300,8 @@ add("hint-gives-worked-answer", ["hint", "hint_leaks_answer"], "the hint quotes 
 add("hint-number-words", ["hint", "hint_leaks_answer"], "the hint gives the code in number words", { manifest: { ...CODE_MANIFEST, hint: "The lobby sign reads four thousand one hundred seventy-two; it opens every room." }, env: CODE_ENV, oracle: CODE_ORACLE });
 add("hint-digit-words", ["hint", "hint_leaks_answer"], "the hint gives the code digit by digit in words", { manifest: { ...CODE_MANIFEST, hint: "Remember the sign: four, one, seven, two." }, env: CODE_ENV, oracle: CODE_ORACLE });
 add("hint-spaced-short-answer", ["hint", "hint_leaks_answer"], "the hint gives seed 0's three-digit total with its digits spaced out", { manifest: { ...SUM_MANIFEST, hint: "Add carefully; in the first room the total comes to 2 5 5, for example." } });
+add("hint-answer-with-unit", ["hint", "hint_leaks_answer"], "the hint gives seed 0's three-digit total with a unit after it", { manifest: { ...SUM_MANIFEST, hint: "Add carefully; in the first room the crates weigh 255kg together, for example." } });
+add("hint-spoken-digit-groups", ["hint", "hint_leaks_answer"], "the hint gives seed 0's total as spoken digit groups", { manifest: { ...SUM_MANIFEST, hint: "Add carefully; in the first room the total is two fifty-five, for example." } });
 add("hint-reversed-code", ["hint", "hint_leaks_answer"], "the hint gives the code reversed", { manifest: { ...CODE_MANIFEST, hint: "The lobby sign is written backwards: 2714. Read it the other way round." }, env: CODE_ENV, oracle: CODE_ORACLE });
 add("hint-too-short", ["hint", "hint_length"], "the hint is one word", { manifest: { ...SUM_MANIFEST, hint: "Add." } });
 add("hint-too-long", ["hint", "hint_length"], "the hint is 1,600 characters of padding", { manifest: { ...SUM_MANIFEST, hint: "Add the numbers carefully and check the carries. ".repeat(32).trim() } });
@@ -390,6 +392,7 @@ for (const name of ["code-breaker", "knapsack", "subset-sum", "shortest-path"]) 
 
 function writeFixture(fixture) {
   const folder = join(OUT, fixture.name);
+  rmSync(folder, { recursive: true, force: true });
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, "env.json"), fixture.manifestText ?? `${JSON.stringify(fixture.manifest, null, 2)}\n`);
   writeFileSync(join(folder, "env.py"), fixture.env);
@@ -405,7 +408,8 @@ function writeFixture(fixture) {
 const lisCopy = fixtures.find((fixture) => fixture.name === "copy-lis-behavioural");
 lisCopy.env = readFileSync(join(ROOT, "scripts", "broken-envs", "lis-behavioural-copy.py"), "utf8");
 
-rmSync(OUT, { recursive: true, force: true });
+// only this script's fixtures are rewritten: the hand-written ones beside them (the levelled level-* packages) stay
+mkdirSync(OUT, { recursive: true });
 for (const fixture of fixtures) writeFixture(fixture);
 writeFileSync(join(OUT, "benchmarks.jsonl"), BENCHMARK.map((entry) => JSON.stringify(entry)).join("\n") + "\n");
 console.log(`${fixtures.length} fixtures written to ${OUT}`);

@@ -395,6 +395,16 @@ export const ConfigSchema = z
         /** Episode seeds of the deterministic, oracle, negative-control, scorer-contract and hint gates (0..n−1). @default 8 */
         seeds: z.number().int().min(2).max(64).default(8),
         /**
+         * The highest share of its episodes a seeded random agent may win in a sound task (the negative-controls
+         * gate's null hypothesis): it plays `seeds` plus 8 spread seeds, and the task is rejected as
+         * `random_agent_passes` when that many wins or more would have probability below `controlAlpha` at this
+         * rate (a one-sided exact binomial test). A yes/no task with a few tries is won at chance this often;
+         * a task that takes any integer is won in about 45 % of episodes. @default 0.05
+         */
+        randomWinRate: z.number().min(0).lt(1).default(0.05),
+        /** Significance level of the random agent's binomial test (`randomWinRate`). @default 0.05 */
+        controlAlpha: z.number().gt(0).lt(1).default(0.05),
+        /**
          * Relative drop of the off-policy difficulty D (oracle turns × first-observation characters, mean over
          * the gate seeds) from one level to the next that the levels gate still accepts as noise: D is a proxy, and
          * a single-turn family's prompt length varies with the instance (7 of 80 RLVE environments drop 5–11 %

@@ -35,7 +35,8 @@ describe("server access", () => {
 describe("isLocalRequest (tokenless servers answer only this machine's clients)", () => {
   it("accepts loopback Host headers without a foreign Origin", () => {
     expect(isLocalRequest({ host: "127.0.0.1:8000" })).toBe(true);
-    expect(isLocalRequest({ host: "localhost:8000", origin: "http://localhost:3000" })).toBe(true);
+    expect(isLocalRequest({ host: "localhost:8000", origin: "http://localhost:8000" })).toBe(true);
+    expect(isLocalRequest({ host: "127.0.0.1", origin: "http://127.0.0.1:80" })).toBe(true);
     expect(isLocalRequest({ host: "[::1]:8000" })).toBe(true);
   });
 
@@ -43,6 +44,9 @@ describe("isLocalRequest (tokenless servers answer only this machine's clients)"
     expect(isLocalRequest({ host: "attacker.example:8000" })).toBe(false);
     expect(isLocalRequest({ host: "127.0.0.1:8000", origin: "https://evil.example" })).toBe(false);
     expect(isLocalRequest({ host: "127.0.0.1:8000", origin: "null" })).toBe(false);
+    // a page another local server serves (another port) is another origin: it cannot drive a tokenless server (issue 34)
+    expect(isLocalRequest({ host: "localhost:8000", origin: "http://localhost:3000" })).toBe(false);
+    expect(isLocalRequest({ host: "127.0.0.1:8000", origin: "http://127.0.0.1:5173" })).toBe(false);
     expect(isLocalRequest({})).toBe(false);
     expect(isLocalRequest({ host: "::::" })).toBe(false);
   });

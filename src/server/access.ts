@@ -45,22 +45,24 @@ const digest = (text: string) => createHash("sha256").update(text).digest();
 /**
  * Whether a request without a token comes from this machine's own clients: its `Host` names a
  * loopback address (a DNS-rebound name does not) and its `Origin`, when a browser sent one, is
- * a loopback page too. A tokenless server answers only such requests, so a web page the user
- * opens cannot drive it.
+ * the server's own origin (a loopback host on the same port: a page another local server serves,
+ * on another port, is refused too). A tokenless server answers only such requests, so a web page
+ * the user opens cannot drive it.
  */
 export function isLocalRequest(headers: { readonly host?: string | undefined; readonly origin?: string | undefined }): boolean {
-  const hostnameOf = (value: string): string | null => {
+  const addressOf = (value: string): { hostname: string; port: string } | null => {
     try {
-      return new URL(value.includes("://") ? value : `http://${value}`).hostname.replace(/^\[|\]$/g, "");
+      const url = new URL(value.includes("://") ? value : `http://${value}`);
+      return { hostname: url.hostname.replace(/^\[|\]$/g, ""), port: url.port === "" ? (url.protocol === "https:" ? "443" : "80") : url.port };
     } catch {
       return null;
     }
   };
-  const host = headers.host === undefined ? null : hostnameOf(headers.host);
-  if (host === null || !isLoopbackHost(host)) return false;
+  const host = headers.host === undefined ? null : addressOf(headers.host);
+  if (host === null || !isLoopbackHost(host.hostname)) return false;
   if (headers.origin === undefined || headers.origin === "null") return headers.origin === undefined;
-  const origin = hostnameOf(headers.origin);
-  return origin !== null && isLoopbackHost(origin);
+  const origin = addressOf(headers.origin);
+  return origin !== null && isLoopbackHost(origin.hostname) && origin.port === host.port;
 }
 
 /**

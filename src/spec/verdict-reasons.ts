@@ -35,7 +35,7 @@ export const VERDICT_REASONS = {
   },
   deterministic: {
     nondeterministic: "a seed replayed in the same session or a fresh process, or the oracle's actions replayed, gave other observations or rewards",
-    history_dependent: "reset(seed) after another episode differs from a fresh instance: state carried across resets",
+    history_dependent: "reset(seed) after three episodes on the same instance differs from a fresh instance: state carried across resets",
     seeds_identical: "fewer than half of the probe seeds, or of 8 seeds spread up to 10⁶, give distinct instances",
     reset_failed: "reset failed on one of the determinism seeds",
     step_failed: "a step of a probe seed's episode failed",
@@ -47,7 +47,7 @@ export const VERDICT_REASONS = {
   },
   "negative-controls": {
     empty_solution_passes: "an agent that sends nothing wins a seed",
-    random_agent_passes: "a seeded random agent wins a seed",
+    random_agent_passes: "a seeded random agent wins more of its episodes (the seeds and 8 spread seeds) than a one-sided binomial test allows at admission.randomWinRate",
     invalid_action_passes: "an agent that sends only a planted invalid action wins a seed",
     fixed_reply_passes: "one of the oracle's two most common winning replies, replayed as a script, wins every seed (at least 5, plus 8 spread seeds)",
   },

@@ -95,6 +95,12 @@ describe("determinism gate", () => {
     expect(await verdictOf(shown)).toBe("history_dependent");
   }, 120_000);
 
+  it("rejects state that shows only from the third episode on the same instance (issue 34)", async () => {
+    const late = sumTask({ resetExtra: "        self.played = getattr(self, 'played', -1) + 1\n" });
+    const shown = { ...late, envSource: late.envSource.replace('        return ""', '        return " (a regular)" if self.played >= 2 else ""') };
+    expect(await verdictOf(shown)).toBe("history_dependent");
+  }, 120_000);
+
   it("rejects a reward that reads the clock only on the winning path (the oracle's episode replayed)", async () => {
     expect(await verdictOf(sumTask({ before: "import time\n", reward: "0.9 + (time.perf_counter_ns() % 997) / 10000", passThreshold: 0.9 }))).toBe("nondeterministic");
   }, 60_000);
@@ -121,12 +127,12 @@ def solve(instance):
 });
 
 describe("reusedInstanceSource", () => {
-  it("plays the warm-up episode on the same instance before reset(seed)", async () => {
+  it("plays the warm-up episodes on the same instance before reset(seed)", async () => {
     const env = "class Counter:\n    def __init__(self):\n        self.resets = 0\n        self.steps = 0\n    def reset(self, seed):\n        self.resets += 1\n        return f'{seed} {self.resets} {self.steps}'\n    def step(self, action):\n        self.steps += 1\n        return ('ok', 0.0, action == 'stop', False, {})\n";
-    const source = reusedInstanceSource(env, new Map([[3, { seed: 9, actions: ["go", "go", "stop", "never sent"] }]]));
+    const source = reusedInstanceSource(env, new Map([[3, [{ seed: 9, actions: ["go", "go", "stop", "never sent"] }, { seed: 8, actions: ["stop"] }]]]));
     const opened = await sandbox.open({ envSource: source, oracleSource: null });
     if (opened.kind !== "ok") throw new Error(opened.message);
-    expect(await opened.value.reset(3)).toEqual({ kind: "ok", value: "3 2 3" });
+    expect(await opened.value.reset(3)).toEqual({ kind: "ok", value: "3 3 4" });
     expect(await opened.value.reset(4)).toEqual({ kind: "ok", value: "4 1 0" });
     await opened.value.close();
   }, 30_000);

@@ -3,7 +3,7 @@ import { playEpisode } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
 import { playOracle } from "./oracle-gate.js";
 import { scriptedPolicy, seedRange, spreadSeeds, withSession } from "./probe-episodes.js";
-import { reusedInstanceSource, type WarmUp } from "./reused-instance.js";
+import { HISTORY_WARM_UPS, reusedInstanceSource, type WarmUp } from "./reused-instance.js";
 import { recordTranscript, transcriptActions } from "./transcript.js";
 
 /**
@@ -20,7 +20,7 @@ import { recordTranscript, transcriptActions } from "./transcript.js";
  * seeds spread over the range training draws from ({@link spreadSeeds}, large
  * seeds included) must give distinct transcripts. Reason codes:
  * `nondeterministic` (evidence: seed, which replay, first differing entry),
- * `history_dependent` (evidence: seed, warm-up seed, first differing entry),
+ * `history_dependent` (evidence: seed, warm-up seeds, first differing entry),
  * `seeds_identical` (evidence: which seed set), `load_failed`, `reset_failed` /
  * `step_failed` (a probe seed's episode fails in the sandbox), `reward_out_of_range`
  * (a probe step pays outside `rewardRange`).
@@ -99,8 +99,8 @@ function episodeEntries(episode: Episode | undefined): string[] {
 
 /**
  * The `history_dependent` reject when a seed's transcript on a reused
- * instance (after a warm-up episode of the next seed: the oracle's actions
- * where known, else the transcript probe's) differs from the fresh one.
+ * instance (after {@link HISTORY_WARM_UPS} warm-up episodes of the next seeds:
+ * the oracle's actions where known, else the transcript probe's) differs from the fresh one.
  */
 async function historyDifference(
   candidate: EnvPackage,
@@ -110,10 +110,11 @@ async function historyDifference(
   oracleEpisodes: readonly Episode[],
 ): Promise<Verdict | null> {
   const oracleActions = new Map(oracleEpisodes.map((episode) => [episode.seed, episode.turns.map((turn) => turn.action)]));
-  const warmUps = new Map<number, WarmUp>();
+  const warmUps = new Map<number, WarmUp[]>();
   for (const [index, seed] of seeds.entries()) {
-    const warmSeed = seeds[(index + 1) % seeds.length] ?? seed;
-    warmUps.set(seed, { seed: warmSeed, actions: oracleActions.get(warmSeed) ?? transcriptActions(warmSeed).slice(0, candidate.manifest.maxTurns) });
+    // the next seeds in turn: the probed episode is the instance's (HISTORY_WARM_UPS + 1)th
+    const warmSeeds = Array.from({ length: HISTORY_WARM_UPS }, (_, step) => seeds[(index + 1 + step) % seeds.length] ?? seed);
+    warmUps.set(seed, warmSeeds.map((warmSeed) => ({ seed: warmSeed, actions: oracleActions.get(warmSeed) ?? transcriptActions(warmSeed).slice(0, candidate.manifest.maxTurns) })));
   }
   const envSource = reusedInstanceSource(candidate.envSource, warmUps);
   const reused = await withSession(
@@ -137,8 +138,8 @@ async function historyDifference(
   return reject(
     "deterministic",
     "history_dependent",
-    `reset(${difference.seed}) on an instance that already played seed ${warmUp?.seed} differs from a fresh instance at entry ${difference.entry} (state carried across resets)`,
-    { ...difference, warmUpSeed: warmUp?.seed, warmUpActions: warmUp?.actions.slice(0, 20).map((action) => action.slice(0, 100)) },
+    `reset(${difference.seed}) on an instance that already played seeds ${(warmUp ?? []).map((episode) => episode.seed).join(", ")} differs from a fresh instance at entry ${difference.entry} (state carried across resets)`,
+    { ...difference, warmUpSeeds: (warmUp ?? []).map((episode) => episode.seed), warmUpActions: (warmUp ?? []).map((episode) => episode.actions.slice(0, 20).map((action) => action.slice(0, 100))) },
   );
 }
 

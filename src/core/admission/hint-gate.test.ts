@@ -23,6 +23,17 @@ describe("hint leak checks", () => {
     expect(hintContainsAnswer("Try the sizes 2, 4 and 8 first.", "24")).toBeNull();
   });
 
+  it("finds a number answer with a unit after it, and spoken digit groups (issue 34)", () => {
+    expect(hintContainsAnswer("The parcel weighs 823g.", "Answer: 823")).toBe("literal");
+    expect(hintContainsAnswer("Use 0.5kg of flour.", "0.5")).toBe("literal");
+    expect(hintContainsAnswer("It is eight twenty-three.", "Answer: 823")).toBe("number_words");
+    expect(hintContainsAnswer("The year was nineteen eighty-four.", "1984")).toBe("number_words");
+    // digits inside a longer number, or after letters (an identifier), are no leak
+    expect(hintContainsAnswer("Use int32 arithmetic.", "32")).toBeNull();
+    expect(hintContainsAnswer("Up to 1.823 per item.", "823")).toBeNull();
+    expect(hintContainsAnswer("Pick two or three of them.", "23")).toBeNull();
+  });
+
   it("does not flag hints that only share short digits or ordinary words with the answer", () => {
     expect(hintContainsAnswer("Add the five numbers in pairs and carry the tens.", "Answer: 255")).toBeNull();
     expect(hintContainsAnswer("Split 4 ways, then 2 more.", "Answer: 42")).toBeNull();

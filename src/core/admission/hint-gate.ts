@@ -16,6 +16,9 @@ export function normaliseForMatch(text: string): string {
   return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
 }
 
+/** A plain number: digits with an optional sign and decimal part. */
+const NUMBER = /^[+-]?\p{Nd}+(?:[.,]\p{Nd}+)?$/u;
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
@@ -25,9 +28,9 @@ export type HintLeak = "literal" | "normalised" | "number_words" | "spaced_digit
 
 /**
  * Whether `hint` gives away `answer`, searched in every reading of the hint
- * ({@link hintReadings}: as written, number words as digits, spaced digits
- * joined): a match of the answer's value as a whole word (values of two or
- * more characters; kind `literal` as written, else the reading's kind), a
+ * ({@link hintReadings}: as written, number words as digits, spoken digit groups
+ * joined, spaced digits joined): a match of the answer's value as a whole word (values of two or
+ * more characters; a number also with a unit after it, "823g"; kind `literal` as written, else the reading's kind), a
  * normalised match (case, spaces and punctuation ignored) for values of four
  * or more normalised characters, or the normalised value reversed (four or
  * more characters: "2714" for 4172).
@@ -36,8 +39,12 @@ export function hintContainsAnswer(hint: string, answer: string): HintLeak | nul
   const value = answerValue(answer);
   const normalised = normaliseForMatch(value);
   const readings = readingsOf(hint);
+  // a number may carry a unit after it ("823g", "0.5kg"), never more digits, nor letters before it ("int32")
+  const whole = NUMBER.test(value)
+    ? new RegExp(`(?<![\\p{L}\\p{N}])(?<!\\p{N}[.,])${escapeRegExp(value)}(?![\\p{N}])(?![.,]\\p{N})`, "iu")
+    : new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(value)}(?![\\p{L}\\p{N}])`, "iu");
   for (const reading of readings) {
-    if (value.length >= 2 && new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(value)}(?![\\p{L}\\p{N}])`, "iu").test(reading.text)) {
+    if (value.length >= 2 && whole.test(reading.text)) {
       return reading.kind === "as_written" ? "literal" : reading.kind;
     }
   }

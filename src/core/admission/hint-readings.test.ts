@@ -36,7 +36,9 @@ describe("hint readings", () => {
     expect(hintReadings("four one seven two")).toEqual([
       { kind: "as_written", text: "four one seven two" },
       { kind: "number_words", text: "4 1 7 2" },
-      { kind: "spaced_digits", text: "4172" },
+      // spoken digit groups joined; the spaced-digits reading ("4172" too) is the same text and left out
+      { kind: "number_words", text: "4172" },
     ]);
+    expect(numberWordsAsDigits("It is eight twenty-three, or two or three.", { joinGroups: true })).toBe("It is 823, or 2 or 3.");
   });
 });

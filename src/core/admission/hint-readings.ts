@@ -25,10 +25,12 @@ interface NumberReading {
  * The hint with number words written as digits: "forty-two" → "42", "four
  * thousand one hundred and seventy-two" → "4172", and words that cannot
  * continue the number before them start a new one, so "four one seven two" →
- * "4 1 7 2". Case-insensitive; "and" inside a number is read ("one hundred and five" → "105").
+ * "4 1 7 2"; with `joinGroups`, such numbers separated only by spaces or hyphens are joined as
+ * spoken digit groups ("eight twenty-three" → "823", "four one seven two" → "4172").
+ * Case-insensitive; "and" inside a number is read ("one hundred and five" → "105").
  * Text that is not a number word is kept as it is.
  */
-export function numberWordsAsDigits(text: string): string {
+export function numberWordsAsDigits(text: string, options: { readonly joinGroups?: boolean } = {}): string {
   const parts = text.split(/(\p{L}+)/u);
   const out: string[] = [];
   let reading: NumberReading | null = null;
@@ -56,7 +58,12 @@ export function numberWordsAsDigits(text: string): string {
       continue;
     }
     const next = extend(reading, word);
-    if (next === "new") {
+    if (next === "new" && options.joinGroups === true && reading !== null && pending.every((gap) => /^[\s-]*$/.test(gap)) && start(word) !== null) {
+      // spoken digit groups: "eight twenty-three" → "823", "nineteen eighty-four" → "1984"
+      out.push(String((reading as NumberReading).total + (reading as NumberReading).group));
+      pending = [];
+      reading = start(word);
+    } else if (next === "new") {
       flush();
       reading = start(word);
       if (reading === null) out.push(part);
@@ -111,12 +118,13 @@ export function spacedDigitsJoined(text: string): string {
   });
 }
 
-/** The readings of a hint that the hint gate searches: as written, number words as digits, and both with spaced digits joined (distinct, in that order). */
+/** The readings of a hint that the hint gate searches: as written, number words as digits (and as spoken digit groups joined), and with spaced digits joined (distinct, in that order). */
 export function hintReadings(hint: string): { readonly kind: "as_written" | "number_words" | "spaced_digits"; readonly text: string }[] {
   const words = numberWordsAsDigits(hint);
   const readings = [
     { kind: "as_written" as const, text: hint },
     { kind: "number_words" as const, text: words },
+    { kind: "number_words" as const, text: numberWordsAsDigits(hint, { joinGroups: true }) },
     { kind: "spaced_digits" as const, text: spacedDigitsJoined(words) },
   ];
   return readings.filter((reading, index) => readings.findIndex((other) => other.text === reading.text) === index);

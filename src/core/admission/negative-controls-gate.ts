@@ -2,15 +2,20 @@ import { pass, reject, type EnvPackage, type EnvSession, type Episode, type Verd
 import { doNothingPolicy, randomPolicy, seededRandom, type Policy } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
 import { playOracle, winningActions } from "./oracle-gate.js";
+import { binomialUpperTail } from "../../support/binomial.js";
 import { episodeSummary, invalidStepResult, playSeeds, rewardRangeViolation, scriptedPolicy, seedRange, spreadSeeds, withSession } from "./probe-episodes.js";
 
 /** The planted invalid action: nothing a well-formed task can accept as an answer. */
 export const INVALID_ACTION = "<<not a valid action>>";
 
-/** The negative-control agents, each with the reason code its win produces. */
-const CONTROLS: readonly { readonly reason: VerdictReason<"negative-controls">; readonly policy: (seed: number) => Policy }[] = [
+/**
+ * The negative-control agents, each with the reason code its win produces. The do-nothing and
+ * invalid-action agents must never win; the random agent is judged by a binomial test (it may win
+ * at chance, `admission.randomWinRate`) on more seeds.
+ */
+const CONTROLS: readonly { readonly reason: VerdictReason<"negative-controls">; readonly policy: (seed: number) => Policy; readonly byTest?: true }[] = [
   { reason: "empty_solution_passes", policy: () => doNothingPolicy },
-  { reason: "random_agent_passes", policy: (seed) => randomPolicy(seededRandom(7919 * (seed + 1))) },
+  { reason: "random_agent_passes", policy: (seed) => randomPolicy(seededRandom(7919 * (seed + 1))), byTest: true },
   { reason: "invalid_action_passes", policy: () => scriptedPolicy("invalid-action", [INVALID_ACTION]) },
 ];
 
@@ -28,8 +33,12 @@ const FIXED_REPLY = { reason: "fixed_reply_passes" } as const;
 
 /**
  * Gate 5, negative controls (invalid-test; environment evolution's modification
- * loop): a do-nothing agent, a seeded random agent and an agent that only sends
- * a planted invalid action all stay below the pass threshold on every seed; and
+ * loop): a do-nothing agent and an agent that only sends a planted invalid action
+ * stay below the pass threshold on every seed; a seeded random agent, played on
+ * the seeds and {@link FIXED_REPLY_SPREAD_SEEDS} spread seeds, wins no more often
+ * than chance allows (rejected when P(X ≥ wins) < `admission.controlAlpha` for
+ * X ~ Binomial(episodes, `admission.randomWinRate`), a one-sided exact test: a
+ * yes/no task's chance wins are no defect, a task that takes any integer is); and
  * no fixed reply wins every seed (the rubric's "a fixed reply cannot win"; a
  * Qwen2.5-Coder-0.5B design whose `solve` answered 1 for every instance passed
  * every other mechanical gate). The fixed replies are the oracle's
@@ -57,11 +66,12 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
   // one session for every control; a failure ends that control's episodes (a loss), and the executable gate already rejects crashes
   const played = await withSession(context.sandbox, candidate, false, async (session) => {
     const results: { control: (typeof CONTROLS)[number] | typeof FIXED_REPLY; episodes: Episode[]; actions?: readonly string[] }[] = [];
-    for (const control of CONTROLS) results.push({ control, episodes: await playSeeds(session, candidate, seeds, control.policy) });
+    for (const control of CONTROLS) results.push({ control, episodes: await playSeeds(session, candidate, control.byTest ? fixedSeeds : seeds, control.policy) });
     for (const actions of fixedReplies) results.push({ control: FIXED_REPLY, actions, episodes: await playUntilLost(session, candidate, fixedSeeds, actions) });
     return results;
   });
   if (played.kind !== "ok") return reject("negative-controls", "load_failed", `env.py failed to load: ${played.message}`, { kind: played.kind });
+  let randomAgent: { wins: number; episodes: number; pValue: number } | null = null;
   for (const { control, episodes, actions } of played.value) {
     const outOfRange = rewardRangeViolation("negative-controls", episodes, candidate) ?? invalidStepResult("negative-controls", episodes);
     if (outOfRange !== null) return outOfRange;
@@ -77,6 +87,19 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
       }
       continue;
     }
+    if ("byTest" in control && control.byTest) {
+      const pValue = binomialUpperTail(won.length, episodes.length, context.settings.randomWinRate);
+      randomAgent = { wins: won.length, episodes: episodes.length, pValue };
+      if (pValue < context.settings.controlAlpha) {
+        const rate = `${Math.round(context.settings.randomWinRate * 1000) / 10} %`;
+        return reject("negative-controls", control.reason, `the random agent wins ${won.length} of ${episodes.length} seeds; a sound task lets it win at most ${rate} of its episodes (admission.randomWinRate), and ${won.length} or more wins have probability ${pValue.toPrecision(2)} under that rate`, {
+          episodes: episodeSummary(episodes),
+          pValue,
+          actions: won[0]?.turns.map((turn) => turn.action.slice(0, 100)),
+        });
+      }
+      continue;
+    }
     if (won.length > 0) {
       return reject("negative-controls", control.reason, `the ${control.reason.replace(/_passes$/, "").replace(/_/g, " ")} control wins on ${won.length} of ${episodes.length} seeds`, {
         episodes: episodeSummary(episodes),
@@ -85,7 +108,7 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
     }
   }
   const fixedNote = fixedReplies.length === 0 ? { fixedReply: seeds.length < FIXED_REPLY_MIN_SEEDS ? `not played: fewer than ${FIXED_REPLY_MIN_SEEDS} seeds` : "not played: the oracle won no seed" } : { fixedReplies: fixedReplies.length, fixedReplySeeds: fixedSeeds.length };
-  return pass("negative-controls", { seeds: seeds.length, controls: [...CONTROLS, ...(fixedReplies.length === 0 ? [] : [FIXED_REPLY])].map((control) => control.reason), ...fixedNote });
+  return pass("negative-controls", { seeds: seeds.length, ...(randomAgent === null ? {} : { randomAgent }), controls: [...CONTROLS, ...(fixedReplies.length === 0 ? [] : [FIXED_REPLY])].map((control) => control.reason), ...fixedNote });
 }
 
 /**

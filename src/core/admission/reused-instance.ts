@@ -5,9 +5,14 @@
  * attributes, module globals and instance fields carried across resets; the
  * environment server, TRL and verl keep one instance, and would see them. The
  * probe therefore loads a variant of `env.py` whose `reset(seed)` first plays
- * a warm-up episode on the same instance, in the same process, and only then
+ * warm-up episodes on the same instance, in the same process, and only then
  * resets to `seed`: its transcripts must equal those of the fresh instance.
+ * Several warm-ups ({@link HISTORY_WARM_UPS}) catch state that shows only from
+ * a later episode on (a counter that changes the task at its third reset).
  */
+
+/** Warm-up episodes played on the instance before each probed `reset(seed)`: the probed episode is the instance's fourth. */
+export const HISTORY_WARM_UPS = 3;
 
 /** The warm-up episode played before `reset(seed)`: another seed and the actions sent in it. */
 export interface WarmUp {
@@ -34,17 +39,17 @@ export const REUSED_INSTANCE_MARKER = "# ---- envforge history probe: every rese
 /**
  * `envSource` with the history probe appended: the module's environment class
  * (exactly one class defined in the module with `reset` and `step`, as the
- * sandbox finds it) gets a `reset(seed)` that first calls the original
- * `reset(warmUp.seed)` and `step`s the warm-up actions until the episode ends
- * (an exception in the warm-up is swallowed: only the episode after it is
- * compared), then returns the original `reset(seed)`. Seeds without an entry
- * in `warmUps` are reset directly. The warm-ups travel as a JSON literal
+ * sandbox finds it) gets a `reset(seed)` that first plays each warm-up in turn,
+ * calling the original `reset(warmUp.seed)` and `step`ping its actions until the
+ * episode ends (an exception in a warm-up is swallowed: only the episode after
+ * them is compared), then returns the original `reset(seed)`. Seeds without an
+ * entry in `warmUps` are reset directly. The warm-ups travel as a JSON literal
  * (JSON of strings, integers and arrays is a Python literal).
  *
- * @param warmUps the warm-up episode before each probed seed, by seed
+ * @param warmUps the warm-up episodes before each probed seed, in order, by seed
  */
-export function reusedInstanceSource(envSource: string, warmUps: ReadonlyMap<number, WarmUp>): string {
-  const table = JSON.stringify(Object.fromEntries([...warmUps].map(([seed, warmUp]) => [String(seed), [warmUp.seed, warmUp.actions]])));
+export function reusedInstanceSource(envSource: string, warmUps: ReadonlyMap<number, readonly WarmUp[]>): string {
+  const table = JSON.stringify(Object.fromEntries([...warmUps].map(([seed, episodes]) => [String(seed), episodes.map((warmUp) => [warmUp.seed, warmUp.actions])])));
   return `${envSource}
 
 ${REUSED_INSTANCE_MARKER}
@@ -53,11 +58,10 @@ ${FIND_ENVIRONMENT_CLASS}
     _fresh_reset = _environment.reset
 
     def reset(self, seed):
-        _entry = _table.get(str(seed))
-        if _entry is not None:
+        for _warm_seed, _actions in _table.get(str(seed), []):
             try:
-                _fresh_reset(self, _entry[0])
-                for _action in _entry[1]:
+                _fresh_reset(self, _warm_seed)
+                for _action in _actions:
                     _result = self.step(_action)
                     if isinstance(_result, tuple) and len(_result) == 5 and (_result[2] is True or _result[3] is True):
                         break
