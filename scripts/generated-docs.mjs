@@ -124,7 +124,7 @@ function renderConfigReference() {
 
 /** The verdict table: the Designer's parse, the admission gates in pipeline order, then the evolution loop's checks. */
 function renderVerdictTable() {
-  const before = ["parse", "model", "duplicate"];
+  const before = ["parse", "model"];
   const evolution = Object.keys(VERDICT_REASONS).filter((gate) => !before.includes(gate) && !ADMISSION_GATE_NAMES.includes(gate));
   const order = [...before, ...ADMISSION_GATE_NAMES, ...evolution];
   const missing = Object.keys(VERDICT_REASONS).filter((gate) => !order.includes(gate));

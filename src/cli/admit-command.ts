@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { configSource, ADMISSION_GATE_NAMES, mergeConfigInput, parseConfig, readConfigFile, type AdmissionGateName, type Config } from "../config/index.js";
-import { ConfigError, packageId, reject, type EnvPackage, type LanguageModel, type RejectVerdict } from "../spec/index.js";
+import { ConfigError, type EnvPackage, type LanguageModel, type RejectVerdict } from "../spec/index.js";
 import {
   admissionConcurrency,
   admit,
@@ -14,7 +14,7 @@ import {
 } from "../core/admission/index.js";
 import { solverPolicy } from "../core/selfplay/index.js";
 import { openModel } from "../adapters/llm/index.js";
-import { loadSeedPackages, PACKAGE_FILES, SEED_FOLDER } from "../adapters/package-files/index.js";
+import { PACKAGE_FILES, SEED_FOLDER } from "../adapters/package-files/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
 import { mapWithConcurrency } from "../support/concurrency.js";
 import { admissionResources } from "./admission-resources.js";
@@ -114,6 +114,8 @@ interface Pipeline {
   readonly gates: AdmissionGate[];
   /** The ten seed environments (the start of the pool). */
   readonly seeds: readonly EnvPackage[];
+  /** The pool's packages with the folder each was read from. */
+  readonly members: readonly { readonly package: EnvPackage; readonly folder: string }[];
   readonly context: AdmissionContext;
   readonly notes: string[];
   close(): Promise<void>;
@@ -126,9 +128,11 @@ interface Pipeline {
  * @throws ConfigError when a model-based gate is asked for explicitly without a model
  */
 async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: string | null): Promise<Pipeline> {
-  const seeds = loadSeedPackages();
   // read before the sandbox starts, so a bad path fails without leaving it open
-  const pool = [...seeds, ...loadPoolPackages(flags.pool ?? [])];
+  const seedFolders = readdirSync(SEED_FOLDER, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join(SEED_FOLDER, entry.name)).sort();
+  const members = [...loadPoolFolders(seedFolders), ...loadPoolFolders(flags.pool ?? [])];
+  const seeds = members.slice(0, seedFolders.length).map((member) => member.package);
+  const pool = members.map((member) => member.package);
   const sandbox = openSandbox(config.sandbox);
   let gates = buildGates(config.admission);
   const notes: string[] = [];
@@ -161,6 +165,7 @@ async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: s
   return {
     gates,
     seeds,
+    members,
     context,
     notes,
     async close() {
@@ -181,13 +186,10 @@ export async function admitCommand(path: string, flags: AdmitFlags, write: (text
   const pipeline = await buildPipeline(config, flags, config.admission.benchmarkPath);
   try {
     for (const note of pipeline.notes) process.stderr.write(`envforge: ${note}\n`);
-    const copy = "invalid" in loaded ? null : exactCopyIn(loaded.package, path, flags.pool ?? []);
     const result =
       "invalid" in loaded
         ? { admitted: false, verdicts: [loaded.invalid], timingsMs: { static: 0 } }
-        : copy !== null
-          ? { admitted: false, verdicts: [copy], timingsMs: {} }
-          : await admit(loaded.package, pipeline.gates, pipeline.context);
+        : await admit(poolMemberAt(path, pipeline.members) ?? loaded.package, pipeline.gates, pipeline.context);
     const last = result.verdicts.at(-1);
     const rejected = last?.status === "reject" ? last : null;
     const output: AdmitJson = {
@@ -211,19 +213,13 @@ export async function admitCommand(path: string, flags: AdmitFlags, write: (text
 }
 
 /**
- * A `duplicate` verdict when `candidate` is an exact copy (same {@link packageId}: same manifest
- * without provenance and sources) of a seed or `--pool` package read from another folder; null
- * otherwise. The novelty gate leaves a package's own id out of its pool (so a seed admitted
- * against the seeds is not its own neighbour), which would let a byte-identical copy pass it.
+ * The pool's own package when `path` is the folder a pool member was read from (a seed admitted
+ * against the seeds): the novelty gate leaves the candidate itself out of the pool, while a copy
+ * read from another folder is an `exact_copy` of its member.
  */
-function exactCopyIn(candidate: EnvPackage, path: string, pool: readonly string[]): RejectVerdict | null {
-  const id = packageId(candidate);
-  const seeds = readdirSync(SEED_FOLDER, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join(SEED_FOLDER, entry.name));
-  const members = [...loadPoolFolders(seeds), ...loadPoolFolders(pool)];
+function poolMemberAt(path: string, members: Pipeline["members"]): EnvPackage | undefined {
   const here = realpathSync(path);
-  const same = members.find((member) => packageId(member.package) === id && realpathSync(member.folder) !== here);
-  if (same === undefined) return null;
-  return reject("duplicate", "duplicate", `the package is an exact copy of ${same.package.manifest.name} (${id}) in the novelty pool (${same.folder})`);
+  return members.find((member) => realpathSync(member.folder) === here)?.package;
 }
 
 /** File of a fixture folder holding its {@link FixtureLabel}. */

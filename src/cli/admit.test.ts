@@ -102,12 +102,12 @@ describe("envforge admit PATH", () => {
     cpSync("envs/seeds/knapsack", join(folder, "knapsack"), { recursive: true });
     const copy = envforge("admit", join(folder, "knapsack"), "--json", "--gates", "static,novelty");
     expect(copy.status).toBe(1);
-    expect(JSON.parse(copy.stdout)).toMatchObject({ admitted: false, gate: "duplicate", reason: "duplicate", message: expect.stringMatching(/exact copy of knapsack/) });
+    expect(JSON.parse(copy.stdout)).toMatchObject({ admitted: false, gate: "novelty", reason: "exact_copy", message: expect.stringMatching(/exact copy of knapsack/) });
     const seed = envforge("admit", "envs/seeds/knapsack", "--json", "--gates", "static,novelty");
     expect(JSON.parse(seed.stdout)).toMatchObject({ admitted: true });
     cpSync(join(CORPUS, "good-counter-target"), join(folder, "counter"), { recursive: true });
     const pooled = envforge("admit", join(folder, "counter"), "--json", "--gates", "static,novelty", "--pool", join(CORPUS, "good-counter-target"));
-    expect(JSON.parse(pooled.stdout)).toMatchObject({ gate: "duplicate", reason: "duplicate" });
+    expect(JSON.parse(pooled.stdout)).toMatchObject({ gate: "novelty", reason: "exact_copy" });
     rmSync(folder, { recursive: true, force: true });
   });
 

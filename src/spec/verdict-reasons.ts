@@ -16,9 +16,6 @@ export const VERDICT_REASONS = {
   model: {
     model_error: "the model call failed (timeout, refused request); the design never reached the gates",
   },
-  duplicate: {
-    duplicate: "the package is an exact copy (manifest without provenance, and sources) of an environment already in memory or in the novelty pool",
-  },
   static: {
     package_invalid: "the manifest is invalid (schema, levels, reward range)",
     too_large: "env.py or oracle.py is over admission.maxEnvChars or admission.maxOracleChars",
@@ -65,6 +62,7 @@ export const VERDICT_REASONS = {
     static_level_out_of_range: "difficulty.staticLevel is not a declared level",
   },
   novelty: {
+    exact_copy: "the package is an exact copy (manifest without provenance, and sources) of an environment in the pool (memory, the seeds, the prompt's example, --pool)",
     text_near_duplicate: "MinHash Jaccard of description and code against an environment in the pool is at least admission.textSimilarity",
     behaviour_copy: "the behaviour fingerprint's Jaccard against an environment in the pool is at least admission.behaviourSimilarity",
   },

@@ -51,7 +51,10 @@ function nearest(entries: readonly Neighbour[]): Neighbour | null {
  * description and authored code (a scaffold's generated part left out) ({@link minHashSignature}). Behaviour: Jaccard of
  * structural trace fingerprints ({@link behaviourFingerprint}: observation
  * templates with numbers and names abstracted, rewards), which catches
- * renamed, reformatted, rewritten and re-sized copies whose text differs. Reason codes:
+ * renamed, reformatted, rewritten and re-sized copies whose text differs. An
+ * exact copy of a pool entry (the same {@link packageId}: manifest without
+ * provenance, and sources) is rejected first; the pool entry that is the
+ * candidate object itself is left out. Reason codes: `exact_copy`,
  * `text_near_duplicate`, `behaviour_copy`; the nearest neighbour and the
  * similarity by both measures are in the evidence of every verdict.
  */
@@ -61,7 +64,12 @@ export function noveltyGate(): AdmissionGate {
 
 async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {
   const ownId = packageId(candidate);
-  const pool = (context.pool ?? []).map((pkg) => ({ pkg, id: packageId(pkg) })).filter((entry) => entry.id !== ownId);
+  // the candidate itself, when the caller's pool holds it (a seed admitted against the seeds), is no neighbour
+  const pool = (context.pool ?? []).filter((pkg) => pkg !== candidate).map((pkg) => ({ pkg, id: packageId(pkg) }));
+  const copy = pool.find((entry) => entry.id === ownId);
+  if (copy !== undefined) {
+    return reject("novelty", "exact_copy", `the package is an exact copy of ${copy.pkg.manifest.name} (${ownId}) in the pool: the same manifest (provenance aside) and sources`, { copyOf: { id: ownId, name: copy.pkg.manifest.name } });
+  }
   const signature = signatureOf(candidate);
   const text = nearest(pool.map(({ pkg, id }) => ({ id, name: pkg.manifest.name, similarity: minHashSimilarity(signature, signatureOf(pkg)) })));
   if (text !== null && text.similarity >= context.settings.textSimilarity) {

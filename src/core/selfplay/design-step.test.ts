@@ -144,7 +144,7 @@ describe("runDesignStep repair turns (scripted fake model, real gates)", () => {
     const name = /NAME = "([^"]+)"/.exec(example)?.[1];
     const { result } = await step([`\`\`\`python\n${example}\`\`\``], 0, ["static", "novelty"]);
     expect(result.design.environmentId).toBeNull();
-    expect(result.design.verdicts.at(-1)).toMatchObject({ status: "reject", gate: "duplicate", reason: "duplicate", message: expect.stringContaining(`${name} (`) });
+    expect(result.design.verdicts.at(-1)).toMatchObject({ status: "reject", gate: "novelty", reason: "exact_copy", message: expect.stringContaining(`${name} (`) });
   });
 
   it("rejects a copy of the prompt's own built-in example as a near-duplicate (the example joins the novelty pool)", async () => {

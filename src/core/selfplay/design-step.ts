@@ -70,8 +70,8 @@ export interface DesignStepResult {
 /**
  * One Designer step (design map, data flow): build the design's prompt
  * ({@link designerPromptOf}: k corpus documents and m memory examples, shared by
- * the `designer.samplesPerPrompt` designs of one prompt group), prompt the model, parse the completion, reject exact copies
- * of memory, run the admission gates, and for an admitted environment play it
+ * the `designer.samplesPerPrompt` designs of one prompt group), prompt the model, parse the completion, run the admission gates
+ * (novelty pool: memory and the prompt's example; an exact copy is `exact_copy`), and for an admitted environment play it
  * with and without the hint to score regret. A rejected attempt goes back to the
  * Designer as a repair turn ({@link repairMessage}) up to `designer.repairTurns`
  * times: in `designer.repairMode` "conversation" the attempt and the verdict join
@@ -155,7 +155,7 @@ interface CompletionOutcome {
   readonly admitted?: EnvPackage;
 }
 
-/** Parses one completion, rejects exact copies of memory and of the prompt's example, and runs the admission gates (novelty pool: memory and the prompt's built-in example). */
+/** Parses one completion and runs the admission gates (novelty pool: memory and the prompt's built-in example). */
 async function evaluateCompletion(input: DesignStepInput, prompt: DesignerPrompt, completion: string): Promise<CompletionOutcome> {
   const { config, round, index } = input;
   const parsed = parseDesign(completion, {
@@ -169,14 +169,8 @@ async function evaluateCompletion(input: DesignStepInput, prompt: DesignerPrompt
   });
   if (!parsed.ok) return { verdicts: [parsed.verdict] };
   const pkg = parsed.package;
-  const id = packageId(pkg);
+  // an exact copy of memory or of the prompt's example is the novelty gate's exact_copy
   const pool = [...input.memory.map((record) => record.package), ...promptExamplePackages(prompt)];
-  // the novelty gate leaves the candidate's own id out of the pool (re-admitting a stored package), so exact copies stop here
-  const copy = pool.find((entry) => packageId(entry) === id);
-  if (copy !== undefined) {
-    const where = input.memory.some((record) => record.id === id) ? "in memory" : "shown in the prompt";
-    return { verdicts: [{ status: "pass", gate: "parse" }, reject("duplicate", "duplicate", `the design is an exact copy of ${copy.manifest.name} (${id}) ${where}`)] };
-  }
   const admission = await admit(pkg, input.gates, {
     ...input.admission,
     sandbox: input.sandbox,

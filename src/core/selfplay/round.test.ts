@@ -128,7 +128,7 @@ describe("self-play round (scripted fake model)", () => {
       seed.oracleSource,
     );
     const { report } = await round([copy]);
-    expect(report.rejected).toEqual({ duplicate: 1 });
+    expect(report.rejected).toEqual({ exact_copy: 1 });
   });
 
   it("resumes an interrupted round without losing or duplicating an admitted environment", async () => {
@@ -143,11 +143,11 @@ describe("self-play round (scripted fake model)", () => {
     });
     await expect(round([good, "nothing", good], failing)).rejects.toThrow("killed");
     expect(store.listDesigns(1).map((design) => design.index)).toEqual([0]);
-    // the resumed round asks the model only for designs 1 and 2; the same environment again is a duplicate
+    // the resumed round asks the model only for designs 1 and 2; the same environment again is an exact copy
     const { report, model } = await round(["nothing", good], store, 3);
     expect(model.prompts.filter((messages) => messages[0]?.content.startsWith("You are the Designer"))).toHaveLength(2);
     expect(store.listDesigns(1).map((design) => design.index)).toEqual([0, 1, 2]);
-    expect(report).toMatchObject({ proposed: 3, admitted: 1, rejected: { unparseable: 1, duplicate: 1 } });
+    expect(report).toMatchObject({ proposed: 3, admitted: 1, rejected: { unparseable: 1, exact_copy: 1 } });
     expect(store.listEnvironments().filter((record) => record.round === 1)).toHaveLength(1);
   });
 
