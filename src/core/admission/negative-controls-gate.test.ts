@@ -7,8 +7,12 @@ import { testPackage } from "../../testing/serve-fixtures.js";
 import type { AdmissionContext } from "./gate.js";
 import { negativeControlsGate } from "./negative-controls-gate.js";
 
-/** A one-turn task whose answer is `answer` (Python expression of `n`, drawn from the seed), with an oracle that reads it. */
-function task(name: string, answer: string) {
+/**
+ * A task whose answer is `answer` (Python expression of `n`, drawn from the seed), with an oracle
+ * that reads it: one reply (or `tries` replies, each told right or wrong), shown `prompt`.
+ */
+function task(name: string, answer: string, options: { readonly prompt?: string; readonly tries?: number } = {}) {
+  const tries = options.tries ?? 1;
   const env = [
     "import random",
     "",
@@ -16,17 +20,17 @@ function task(name: string, answer: string) {
     "    def reset(self, seed):",
     "        self.n = random.Random(seed).randint(1, 10**6)",
     `        self.answer = ${answer}`,
-    "        self.done = False",
-    "        return f'Task {self.n}: reply with the answer word.'",
+    `        self.left = ${tries}`,
+    `        return f'Task {self.n}: ${options.prompt ?? "reply with the answer word."}'`,
     "",
     "    def step(self, action):",
-    "        if self.done:",
+    "        if self.left <= 0:",
     "            return ('over', 0.0, True, False, {})",
-    "        self.done = True",
+    "        self.left -= 1",
     "        right = action.strip() == self.answer",
-    "        return ('right' if right else 'wrong', 1.0 if right else 0.0, True, False, {})",
+    "        return ('right' if right else 'wrong', 1.0 if right else 0.0, right or self.left <= 0, False, {})",
   ].join("\n");
-  return { ...testPackage(name, env, { interaction: "single-turn", maxTurns: 1 }), oracleSource: "def act(env, observation):\n    return env.answer\n" };
+  return { ...testPackage(name, env, { interaction: tries > 1 ? "multi-turn" : "single-turn", maxTurns: tries }), oracleSource: "def act(env, observation):\n    return env.answer\n" };
 }
 
 describe("negative-controls gate: the fixed-reply control", () => {
@@ -58,24 +62,7 @@ describe("negative-controls gate: the random agent, by a binomial test (issue 34
   it("admits a yes/no task that the random agent wins only at chance, on 16 seeds", async () => {
     // three tries at "is it even?": the random agent says "yes" or "no" in a few % of its replies, and with these
     // seeds it wins 2 of 16 episodes (2 of the first 8: the old rule, any win rejects, refused the task)
-    const env = [
-      "import random",
-      "",
-      "class Task:",
-      "    def reset(self, seed):",
-      "        self.n = random.Random(seed).randint(1, 10**6)",
-      "        self.answer = 'yes' if self.n % 2 == 0 else 'no'",
-      "        self.left = 3",
-      "        return f'Task {self.n}: is it even? Reply yes or no'",
-      "",
-      "    def step(self, action):",
-      "        if self.left <= 0:",
-      "            return ('over', 0.0, True, False, {})",
-      "        self.left -= 1",
-      "        right = action.strip() == self.answer",
-      "        return ('right' if right else 'wrong', 1.0 if right else 0.0, right or self.left <= 0, False, {})",
-    ].join("\n");
-    const parity = { ...testPackage("parity", env, { interaction: "multi-turn", maxTurns: 3 }), oracleSource: "def act(env, observation):\n    return env.answer\n" };
+    const parity = task("parity", "'yes' if self.n % 2 == 0 else 'no'", { prompt: "is it even? Reply yes or no", tries: 3 });
     const verdict = await negativeControlsGate().check(parity, context());
     expect(verdict).toMatchObject({ status: "pass", evidence: { randomAgent: { episodes: 16 } } });
     const random = (verdict.evidence as { randomAgent: { wins: number; pValue: number } }).randomAgent;

@@ -37,6 +37,18 @@ function freshStore(): Store {
   return store;
 }
 
+/** `store`, except that storing the second design throws ("killed"): a run killed mid-round. */
+function killedAtSecondDesign(store: Store): Store {
+  let saves = 0;
+  return Object.assign(Object.create(Object.getPrototypeOf(store)), store, {
+    saveDesign(...args: Parameters<Store["saveDesign"]>) {
+      saves += 1;
+      if (saves === 2) throw new Error("killed");
+      store.saveDesign(...args);
+    },
+  });
+}
+
 const good = designCompletion(SECRET_42.manifest, SECRET_42.env, SECRET_42.oracle);
 const variant = (env: string, oracle: string = SECRET_42.oracle) => designCompletion({ ...SECRET_42.manifest, name: "variant" }, env, oracle);
 
@@ -133,14 +145,7 @@ describe("self-play round (scripted fake model)", () => {
 
   it("resumes an interrupted round without losing or duplicating an admitted environment", async () => {
     const store = freshStore();
-    let saves = 0;
-    const failing: Store = Object.assign(Object.create(Object.getPrototypeOf(store)), store, {
-      saveDesign(...args: Parameters<Store["saveDesign"]>) {
-        saves += 1;
-        if (saves === 2) throw new Error("killed");
-        store.saveDesign(...args);
-      },
-    });
+    const failing = killedAtSecondDesign(store);
     await expect(round([good, "nothing", good], failing)).rejects.toThrow("killed");
     expect(store.listDesigns(1).map((design) => design.index)).toEqual([0]);
     // the resumed round asks the model only for designs 1 and 2; the same environment again is an exact copy
@@ -158,14 +163,7 @@ describe("self-play round (scripted fake model)", () => {
       return () => new Date(Date.UTC(2026, 10, 29, 12, 0, readings++));
     };
     const store = freshStore();
-    let saves = 0;
-    const failing: Store = Object.assign(Object.create(Object.getPrototypeOf(store)), store, {
-      saveDesign(...args: Parameters<Store["saveDesign"]>) {
-        saves += 1;
-        if (saves === 2) throw new Error("killed");
-        store.saveDesign(...args);
-      },
-    });
+    const failing = killedAtSecondDesign(store);
     await expect(round([good, "nothing", good], failing, 3, undefined, ticking())).rejects.toThrow("killed");
     const stored = store.getMeta(`${ROUND_SECONDS_META}1`) as { solver: number; designer: number };
     expect(stored.solver).toBeGreaterThan(0);
