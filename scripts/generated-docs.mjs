@@ -9,7 +9,7 @@
 //   node scripts/generated-docs.mjs            rewrite the generated parts
 //   node scripts/generated-docs.mjs --check    exit 1 when a part is out of date (a test runs this in CI)
 //   --doc NAME=PATH                            read and write part NAME (config, verdicts) in another file (for tests)
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { z } from "zod";
@@ -21,9 +21,21 @@ const SCHEMA_SOURCE = "src/config/schema.ts";
 const start = (name, from) => `<!-- generated:${name} start: written by scripts/generated-docs.mjs from ${from}; do not edit by hand -->`;
 const end = (name) => `<!-- generated:${name} end -->`;
 
-/** Every key's TSDoc text by dotted path ("solver.maxTurns"), from the object literals of ConfigSchema. */
-function descriptions(sourceText) {
-  const source = ts.createSourceFile(SCHEMA_SOURCE, sourceText, ts.ScriptTarget.Latest, true);
+/**
+ * Every key's TSDoc text by dotted path ("solver.maxTurns"), from the object literals of ConfigSchema
+ * (src/config/schema.ts) and of the section schemas it composes by name (src/config/sections/*.ts).
+ */
+function descriptions() {
+  const files = [SCHEMA_SOURCE, ...readdirSync(`${root}/src/config/sections`).filter((name) => name.endsWith(".ts") && !name.endsWith(".test.ts")).map((name) => `src/config/sections/${name}`)];
+  const sources = files.map((file) => ts.createSourceFile(file, readFileSync(`${root}/${file}`, "utf8"), ts.ScriptTarget.Latest, true));
+  // const NAME = <initializer>, in every file: a section schema used by name
+  const declared = new Map();
+  for (const source of sources) {
+    ts.forEachChild(source, function visit(node) {
+      if (ts.isVariableDeclaration(node) && node.initializer) declared.set(node.name.getText(source), node.initializer);
+      ts.forEachChild(node, visit);
+    });
+  }
   const found = new Map();
   const isZodObject = (node) =>
     ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === "object" &&
@@ -32,26 +44,27 @@ function descriptions(sourceText) {
   const walkObject = (literal, prefix) => {
     for (const property of literal.properties) {
       if (!ts.isPropertyAssignment(property)) continue;
-      const key = property.name.getText(source).replace(/^["']|["']$/g, "");
+      const key = property.name.getText().replace(/^["']|["']$/g, "");
       const path = prefix === "" ? key : `${prefix}.${key}`;
-      const comment = leadingDoc(sourceText, property);
+      const comment = leadingDoc(property);
       if (comment !== null) found.set(path, comment);
       findObjects(property.initializer, path);
     }
   };
   const findObjects = (node, prefix) => {
     if (isZodObject(node)) return walkObject(node.arguments[0], prefix);
+    if (ts.isIdentifier(node) && declared.has(node.text)) return findObjects(declared.get(node.text), prefix);
     ts.forEachChild(node, (child) => findObjects(child, prefix));
   };
-  ts.forEachChild(source, function visit(node) {
-    if (ts.isVariableDeclaration(node) && node.name.getText(source) === "ConfigSchema" && node.initializer) findObjects(node.initializer, "");
-    else ts.forEachChild(node, visit);
-  });
+  const root_ = declared.get("ConfigSchema");
+  if (root_ === undefined) throw new Error(`${SCHEMA_SOURCE} declares no ConfigSchema`);
+  findObjects(root_, "");
   return found;
 }
 
 /** The text of the last `/** … *\/` comment before a node, without its `@default` tag, on one line. */
-function leadingDoc(sourceText, node) {
+function leadingDoc(node) {
+  const sourceText = node.getSourceFile().text;
   const ranges = ts.getLeadingCommentRanges(sourceText, node.getFullStart()) ?? [];
   const doc = ranges.map((range) => sourceText.slice(range.pos, range.end)).filter((text) => text.startsWith("/**")).at(-1);
   if (doc === undefined) return null;
@@ -90,7 +103,7 @@ const cell = (text) => text.replace(/\|/g, "\\|");
 
 /** The configuration reference: one table per section, the top-level keys first. */
 function renderConfigReference() {
-  const docs = descriptions(readFileSync(`${root}/${SCHEMA_SOURCE}`, "utf8"));
+  const docs = descriptions();
   const json = z.toJSONSchema(ConfigSchema, { io: "input", unrepresentable: "any" });
   const defaults = ConfigSchema.parse({});
   const sections = [{ title: "Top level", path: "", rows: [] }];
