@@ -130,7 +130,14 @@ interface Pipeline {
 async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: string | null): Promise<Pipeline> {
   // read before the sandbox starts, so a bad path fails without leaving it open
   const seedFolders = readdirSync(SEED_FOLDER, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join(SEED_FOLDER, entry.name)).sort();
-  const members = [...loadPoolFolders(seedFolders), ...loadPoolFolders(flags.pool ?? [])];
+  // one member per folder: a --pool that names a seed folder again (or twice) adds nothing
+  const seen = new Set<string>();
+  const members = [...loadPoolFolders(seedFolders), ...loadPoolFolders(flags.pool ?? [])].filter((member) => {
+    const real = realpathSync(member.folder);
+    if (seen.has(real)) return false;
+    seen.add(real);
+    return true;
+  });
   const seeds = members.slice(0, seedFolders.length).map((member) => member.package);
   const pool = members.map((member) => member.package);
   const sandbox = openSandbox(config.sandbox);

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -128,6 +128,12 @@ describe("envforge run", () => {
     expect(result.stderr).toContain(`Continue with: envforge run --resume --out ${out}`);
     expect(result.stderr).toMatch(/envforge: cannot write .*report\.json: /);
     expect(result.stderr).not.toMatch(/at .*\.js:\d+/); // a typed error, not a stack trace
+    // a refusal before any round (the folder holds a run, no --resume) is no stopped run: no summary, no resume hint
+    rmSync(join(out, "report.json"), { recursive: true, force: true });
+    const again = spawnSync("node", [BIN, "run", "--config", config, "--out", out], { encoding: "utf8" });
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/already holds a run; pass --resume/);
+    expect(again.stderr).not.toContain("the run stopped");
   }, 300_000);
 
   it("exits 2 for bad flags and an unknown model spec", () => {

@@ -50,7 +50,8 @@ function commandLines(markdown: string): string[] {
     for (const raw of block.split("\n")) {
       // comments are prose ("# ---- envforge scaffold: …"), not commands
       const line = raw.replace(/(^|\s)#.*$/, "");
-      for (const match of line.matchAll(/(?:^|[\s;&|(])(?:\.\/bin\/envforge\.js|envforge)\s+([a-z][^;&|)]*)/g)) lines.push((match[1] ?? "").trim());
+      // a command ends at ; & ) or a shell pipe (" | "); "up|down|status" names several subcommands
+      for (const match of line.matchAll(/(?:^|[\s;&|(])(?:\.\/bin\/envforge\.js|envforge)\s+([a-z][^;&)]*)/g)) lines.push((match[1] ?? "").split(/\s\|(?:\s|$)/)[0]!.trim());
     }
   }
   return lines;

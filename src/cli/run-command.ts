@@ -145,7 +145,8 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     const live = afterRound === undefined ? {} : { afterRound };
     result = await runSelfPlay({ config, outDir, resume, store, model, sandbox, trainer, corpus, seeds, gates: buildGates(config.admission), admission, progress, ...probe, ...engineSampled, ...live });
   } catch (error) {
-    stopped = true;
+    // a ConfigError is a refusal before any round ran (e.g. the folder already holds a run): nothing to summarise
+    stopped = !(error instanceof ConfigError);
     throw error;
   } finally {
     removeStopHandlers();
@@ -228,7 +229,7 @@ export function stoppedRunSummary(storePath: string, outDir: string, config: Pic
   const stdout = run.reports.length === 0 ? "" : formatSummary(run.reports, { model: config.model.spec, out: outDir, reportPath: join(outDir, RUN_FILES.report), environments: run.environments });
   return {
     stdout,
-    stderr: `envforge: the run stopped ${where} on the error below. Stored in ${storePath}: ${done} of ${config.rounds} round(s) done, ${run.environments} environments in memory, every finished episode and design. Continue with: ${command}`,
+    stderr: `envforge: the run stopped ${where} on the error below. Stored in ${storePath}: ${done} of ${config.rounds} round(s) done, ${run.environments} environments in memory, every finished round, Solver phase and design (an unfinished Solver phase is played again). Continue with: ${command}`,
   };
 }
 

@@ -37,12 +37,15 @@ describe("generated docs", () => {
 
   it("fail the check when a row is edited by hand, and rewriting restores it", () => {
     const copy = join(scratch, "configuration.md");
+    // both parts point at scratch copies: a run of the script never rewrites the repository's docs from a test
+    const verdicts = join(scratch, "admission.md");
+    writeFileSync(verdicts, readFileSync("docs/admission.md", "utf8"));
     const original = readFileSync("docs/configuration.md", "utf8");
     writeFileSync(copy, original.replace("| `levels.window` | integer, ≥ 1, ≤ 64 | `4` |", "| `levels.window` | integer, ≥ 1, ≤ 64 | `5` |"));
-    const stale = run("--check", "--doc", `config=${copy}`);
+    const stale = run("--check", "--doc", `config=${copy}`, "--doc", `verdicts=${verdicts}`);
     expect(stale.status).toBe(1);
     expect(stale.stderr).toContain('"config" is out of date');
-    execFileSync(process.execPath, [SCRIPT, "--doc", `config=${copy}`], { stdio: "ignore" });
+    execFileSync(process.execPath, [SCRIPT, "--doc", `config=${copy}`, "--doc", `verdicts=${verdicts}`], { stdio: "ignore" });
     expect(readFileSync(copy, "utf8")).toBe(original);
   });
 

@@ -2,7 +2,7 @@
  * Upper tail of the binomial distribution, P(X ≥ k) for X ~ Binomial(n, p): the exact sum of
  * C(n, i) pⁱ (1 − p)ⁿ⁻ⁱ for i = k … n, the p-value of a one-sided exact binomial test
  * (Clopper and Pearson 1934). Each term comes from the last by the ratio (n − i)/(i + 1) · p/(1 − p),
- * exact enough for the n of a gate's seeds (up to a few thousand).
+ * exact for the n of a gate's seeds (at most 72; (1 − p)ⁿ underflows to 0 past about a thousand trials).
  *
  * @param k successes observed; k ≤ 0 gives 1, k > n gives 0
  * @param n trials, a non-negative integer

@@ -42,8 +42,10 @@ export const AdmissionSchema = z
      * The highest share of its episodes a seeded random agent may win in a sound task (the negative-controls
      * gate's null hypothesis): it plays `seeds` plus 8 spread seeds, and the task is rejected as
      * `random_agent_passes` when that many wins or more would have probability below `controlAlpha` at this
-     * rate (a one-sided exact binomial test). A yes/no task with a few tries is won at chance this often;
-     * a task that takes any integer is won in about 45 % of episodes. @default 0.05
+     * rate (a one-sided exact binomial test: 3 or more wins of 16 reject). Measured with its seeds: a one-answer
+     * yes/no task is won in 0-1 of 16 episodes, a yes/no task with 3 tries in 2 of 16 (about 10 % by the random
+     * agent's odds, so such a task is rejected now and then: a fixed "yes", "no" sweep wins it anyway), a task that
+     * takes any integer in 29 of 64. @default 0.05
      */
     randomWinRate: z.number().min(0).lt(1).default(0.05),
     /** Significance level of the random agent's binomial test (`randomWinRate`). @default 0.05 */

@@ -131,7 +131,7 @@ async function historyDifference(
   if (reused.kind !== "ok") return reject("deterministic", "load_failed", `env.py with the history probe appended failed to load: ${reused.message}`, { kind: reused.kind });
   const difference = firstTranscriptDifference(seeds, original, reused.value);
   if (difference === null) return null;
-  // the warm-up episode runs inside the probed reset call, under one call timeout: a slow environment that
+  // the warm-up episodes run inside the probed reset call, under one call timeout: a slow environment that
   // times out there has not shown state carried across resets, so the probe says nothing about that seed
   if (difference.entry === 0 && difference.replayed.startsWith("reset failed: timeout")) return null;
   const warmUp = warmUps.get(difference.seed);

@@ -1,4 +1,4 @@
-import { packageId, pass, reject, type EnvPackage, type Verdict } from "../../spec/index.js";
+import { packageId, pass, reject, type EnvPackage, type RejectVerdict, type Verdict } from "../../spec/index.js";
 import { behaviourFingerprint, fingerprintSimilarity, type BehaviourFingerprint } from "./behaviour-fingerprint.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
 import { minHashSignature, minHashSimilarity, noveltyTokens } from "./minhash.js";
@@ -52,24 +52,34 @@ function nearest(entries: readonly Neighbour[]): Neighbour | null {
  * structural trace fingerprints ({@link behaviourFingerprint}: observation
  * templates with numbers and names abstracted, rewards), which catches
  * renamed, reformatted, rewritten and re-sized copies whose text differs. An
- * exact copy of a pool entry (the same {@link packageId}: manifest without
- * provenance, and sources) is rejected first; the pool entry that is the
- * candidate object itself is left out. Reason codes: `exact_copy`,
- * `text_near_duplicate`, `behaviour_copy`; the nearest neighbour and the
+ * exact copy of a pool entry is the pipeline's `exact_copy`, found before any
+ * gate ({@link exactCopyVerdict}); the pool entry that is the candidate object
+ * itself is left out. Reason codes: `text_near_duplicate`, `behaviour_copy`; the nearest neighbour and the
  * similarity by both measures are in the evidence of every verdict.
  */
 export function noveltyGate(): AdmissionGate {
   return { name: "novelty", usesModel: false, check };
 }
 
-async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {
+/**
+ * The `novelty / exact_copy` reject when `candidate` has the {@link packageId} (manifest without
+ * provenance, and sources) of an entry of `pool`, else null. The entry that is the candidate
+ * object itself (a seed admitted against the seeds) is no copy. The admission pipeline calls this
+ * before any gate, whatever gates are configured; it is the one place exact copies are found.
+ */
+export function exactCopyVerdict(candidate: EnvPackage, pool: readonly EnvPackage[]): RejectVerdict | null {
+  const others = pool.filter((pkg) => pkg !== candidate);
+  if (others.length === 0) return null;
   const ownId = packageId(candidate);
-  // the candidate itself, when the caller's pool holds it (a seed admitted against the seeds), is no neighbour
+  const copy = others.find((pkg) => packageId(pkg) === ownId);
+  if (copy === undefined) return null;
+  return reject("novelty", "exact_copy", `the package is an exact copy of ${copy.manifest.name} (${ownId}) in the pool: the same manifest (provenance aside) and sources`, { copyOf: { id: ownId, name: copy.manifest.name } });
+}
+
+async function check(candidate: EnvPackage, context: AdmissionContext): Promise<Verdict> {
+  // the candidate itself, when the caller's pool holds it (a seed admitted against the seeds), is no neighbour;
+  // exact copies were rejected before the gates (exactCopyVerdict)
   const pool = (context.pool ?? []).filter((pkg) => pkg !== candidate).map((pkg) => ({ pkg, id: packageId(pkg) }));
-  const copy = pool.find((entry) => entry.id === ownId);
-  if (copy !== undefined) {
-    return reject("novelty", "exact_copy", `the package is an exact copy of ${copy.pkg.manifest.name} (${ownId}) in the pool: the same manifest (provenance aside) and sources`, { copyOf: { id: ownId, name: copy.pkg.manifest.name } });
-  }
   const signature = signatureOf(candidate);
   const text = nearest(pool.map(({ pkg, id }) => ({ id, name: pkg.manifest.name, similarity: minHashSimilarity(signature, signatureOf(pkg)) })));
   if (text !== null && text.similarity >= context.settings.textSimilarity) {

@@ -3,6 +3,7 @@ import { parseConfig } from "../../config/index.js";
 import { pass, reject, type EnvPackage } from "../../spec/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
 import { admit, admitMany, buildGates } from "./pipeline.js";
+import { loadSeedPackages } from "../../adapters/package-files/index.js";
 
 // Pure tests of the pipeline's control flow with stand-in gates (no sandbox is touched).
 
@@ -31,6 +32,17 @@ describe("admission pipeline", () => {
     expect(result.admitted).toBe(false);
     expect(result.verdicts.map((verdict) => verdict.status)).toEqual(["pass", "reject"]);
     expect(result.timingsMs).toEqual({ static: 5, oracle: 5 });
+  });
+
+  it("rejects an exact copy of a pool entry before any gate, whatever gates are configured (novelty skipped too)", async () => {
+    calls.length = 0;
+    const original = loadSeedPackages()[0] as EnvPackage;
+    const copy = { ...original, manifest: { ...original.manifest, provenance: { ...original.manifest.provenance, origin: "designer" as const } } };
+    const result = await admit(copy, [gate("static", "pass")], { ...context, pool: [original] });
+    expect(calls).toEqual([]);
+    expect(result).toMatchObject({ admitted: false, verdicts: [{ status: "reject", gate: "novelty", reason: "exact_copy" }] });
+    // the pool entry that is the candidate object itself is no copy (a seed admitted against the seeds)
+    expect((await admit(original, [gate("static", "pass")], { ...context, pool: [original] })).admitted).toBe(true);
   });
 
   it("turns an exception inside a gate into a gate_error reject", async () => {

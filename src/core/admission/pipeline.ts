@@ -11,7 +11,7 @@ import { hintGate } from "./hint-gate.js";
 import { checkGate } from "./level-views.js";
 import { levelsGate } from "./levels-gate.js";
 import { negativeControlsGate } from "./negative-controls-gate.js";
-import { noveltyGate } from "./novelty-gate.js";
+import { exactCopyVerdict, noveltyGate } from "./novelty-gate.js";
 import { oracleGate } from "./oracle-gate.js";
 import { scorerContractGate } from "./scorer-contract-gate.js";
 import { selfReviewGate } from "./self-review-gate.js";
@@ -62,9 +62,11 @@ export interface AdmitOptions {
 
 /**
  * Runs `gates` in order and stops at the first reject; per-level gates check
- * every declared level of a levelled family (`checkGate`). Never throws for a bad
- * candidate; an exception inside a gate (e.g. the model failed) becomes a
- * reject with reason `gate_error` so one candidate cannot stop a run.
+ * every declared level of a levelled family (`checkGate`). Before any gate, an
+ * exact copy of a pool entry is rejected ({@link exactCopyVerdict}: whatever
+ * gates are configured, so a copy never reaches memory, and cheaply). Never
+ * throws for a bad candidate; an exception inside a gate (e.g. the model failed)
+ * becomes a reject with reason `gate_error` so one candidate cannot stop a run.
  */
 export async function admit(
   candidate: EnvPackage,
@@ -73,6 +75,8 @@ export async function admit(
   options: AdmitOptions = {},
 ): Promise<AdmissionResult> {
   const clock = options.clock ?? (() => performance.now());
+  const copy = exactCopyVerdict(candidate, context.pool ?? []);
+  if (copy !== null) return { admitted: false, verdicts: [copy], timingsMs: {} };
   const verdicts: Verdict[] = [];
   const timingsMs: Record<string, number> = {};
   for (const gate of gates) {
