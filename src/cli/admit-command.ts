@@ -114,7 +114,7 @@ interface Pipeline {
   readonly gates: AdmissionGate[];
   /** The ten seed environments (the start of the pool). */
   readonly seeds: readonly EnvPackage[];
-  /** The pool's packages with the folder each was read from. */
+  /** The pool's packages with the real path of the folder each was read from, one per folder. */
   readonly members: readonly { readonly package: EnvPackage; readonly folder: string }[];
   readonly context: AdmissionContext;
   readonly notes: string[];
@@ -131,13 +131,12 @@ async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: s
   // read before the sandbox starts, so a bad path fails without leaving it open
   const seedFolders = readdirSync(SEED_FOLDER, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join(SEED_FOLDER, entry.name)).sort();
   // one member per folder: a --pool that names a seed folder again (or twice) adds nothing
-  const seen = new Set<string>();
-  const members = [...loadPoolFolders(seedFolders), ...loadPoolFolders(flags.pool ?? [])].filter((member) => {
+  const byFolder = new Map<string, EnvPackage>();
+  for (const member of [...loadPoolFolders(seedFolders), ...loadPoolFolders(flags.pool ?? [])]) {
     const real = realpathSync(member.folder);
-    if (seen.has(real)) return false;
-    seen.add(real);
-    return true;
-  });
+    if (!byFolder.has(real)) byFolder.set(real, member.package);
+  }
+  const members = [...byFolder].map(([folder, pkg]) => ({ package: pkg, folder }));
   const seeds = members.slice(0, seedFolders.length).map((member) => member.package);
   const pool = members.map((member) => member.package);
   const sandbox = openSandbox(config.sandbox);
@@ -221,12 +220,12 @@ export async function admitCommand(path: string, flags: AdmitFlags, write: (text
 
 /**
  * The pool's own package when `path` is the folder a pool member was read from (a seed admitted
- * against the seeds): the novelty gate leaves the candidate itself out of the pool, while a copy
+ * against the seeds): admission leaves the candidate object itself out of the pool, while a copy
  * read from another folder is an `exact_copy` of its member.
  */
 function poolMemberAt(path: string, members: Pipeline["members"]): EnvPackage | undefined {
   const here = realpathSync(path);
-  return members.find((member) => realpathSync(member.folder) === here)?.package;
+  return members.find((member) => member.folder === here)?.package;
 }
 
 /** File of a fixture folder holding its {@link FixtureLabel}. */

@@ -156,9 +156,22 @@ export type EnvPackageDocument = z.infer<typeof EnvPackageDocumentSchema>;
  * without provenance, and both sources. Two packages with the same task and code
  * have the same id whoever wrote them and whenever.
  *
+ * Memoised per package object (packages are immutable): admission asks for the id of every pool
+ * entry for every candidate.
+ *
  * @returns `env-` followed by the first 16 hex digits of the sha256
  */
 export function packageId(pkg: EnvPackage): string {
+  const known = packageIds.get(pkg);
+  if (known !== undefined) return known;
+  const id = computePackageId(pkg);
+  packageIds.set(pkg, id);
+  return id;
+}
+
+const packageIds = new WeakMap<EnvPackage, string>();
+
+function computePackageId(pkg: EnvPackage): string {
   const { provenance: _provenance, ...task } = pkg.manifest;
   const hash = createHash("sha256");
   hash.update(canonicalJson(task));

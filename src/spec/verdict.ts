@@ -1,6 +1,4 @@
-import type { VerdictGate, VerdictReason } from "./verdict-reasons.js";
-// for TSDoc links
-import type { SHARED_REASONS, VERDICT_REASONS } from "./verdict-reasons.js";
+import type { SHARED_REASONS, VERDICT_REASONS, VerdictGate, VerdictReason } from "./verdict-reasons.js";
 
 /**
  * The outcome of checking one untrusted thing (a design completion, a candidate

@@ -169,7 +169,7 @@ async function evaluateCompletion(input: DesignStepInput, prompt: DesignerPrompt
   });
   if (!parsed.ok) return { verdicts: [parsed.verdict] };
   const pkg = parsed.package;
-  // an exact copy of memory or of the prompt's example is the novelty gate's exact_copy
+  // an exact copy of memory or of the prompt's example is rejected by admit() before any gate (novelty / exact_copy)
   const pool = [...input.memory.map((record) => record.package), ...promptExamplePackages(prompt)];
   const admission = await admit(pkg, input.gates, {
     ...input.admission,
