@@ -9,11 +9,13 @@
 #   2b. the reference trainer's virtualenv trainer/.venv (pinned trainer/requirements.txt)
 #   2c. openenv-core's virtualenv .venv-openenv (pinned scripts/openenv-requirements.txt), for the OpenEnv client test
 #       and the baseline of `envforge bench serve`
+#   2c'. openenv 0.10's virtualenv .venv-openenv10 (pinned scripts/openenv10-requirements.txt), for the tests that play
+#       `envforge serve` with OpenEnv's current generic and MCP clients
 #   2d. Reasoning Gym's virtualenv .venv-eval (pinned scripts/eval-requirements.txt), for `envforge eval`
 #   2e. RLVE's virtualenv .venv-rlve (pinned scripts/rlve-requirements.txt, about 50 MB), for `envforge import rlve` and its test
 # Environment: ENVFORGE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/envforge), ENVFORGE_SKIP_MODEL=1,
 #   ENVFORGE_MODELS=qwen2.5-coder-1.5b,qwen2.5-coder-0.5b (or all), ENVFORGE_SKIP_TRAINER=1, ENVFORGE_SKIP_OPENENV=1,
-#   ENVFORGE_SKIP_EVAL=1, ENVFORGE_SKIP_RLVE=1.
+#   ENVFORGE_SKIP_EVAL=1, ENVFORGE_SKIP_RLVE=1 (ENVFORGE_SKIP_OPENENV=1 skips both OpenEnv virtualenvs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -80,6 +82,10 @@ pinned_venv() { # pinned_venv VENV REQUIREMENTS WHAT
 #     OpenEnv baseline server of `envforge bench serve`. Reinstalled only when the requirements change.
 #     ENVFORGE_SKIP_OPENENV=1 skips it (that test then fails, telling you to run this script).
 [ "${ENVFORGE_SKIP_OPENENV:-0}" = 1 ] || pinned_venv .venv-openenv scripts/openenv-requirements.txt openenv-core
+# 2c'. openenv 0.10.0 (OpenEnv's current PyPI package, with its CLI, generic client and MCP client; every package a clean
+#     `pip install openenv==0.10.0` brings, pinned in scripts/openenv10-requirements.txt, about 480 MB, most of it gradio)
+#     in .venv-openenv10: the tests that play `envforge serve` with its clients, beside openenv-core 0.3.0 above.
+[ "${ENVFORGE_SKIP_OPENENV:-0}" = 1 ] || pinned_venv .venv-openenv10 scripts/openenv10-requirements.txt openenv
 
 # 2d. Reasoning Gym (reasoning-gym 0.1.25 with every package it imports, pinned in scripts/eval-requirements.txt,
 #     about 250 MB) in .venv-eval: the held-out suites of `envforge eval` (items and Reasoning Gym's own scorers).

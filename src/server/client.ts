@@ -69,8 +69,8 @@ export class EnvironmentServerClient {
   }
 
   /** `GET /v1/stats`: sessions held (by transport: `websocket`, `http`, `sandbox`), capacity, draining. */
-  async stats(): Promise<{ sessions: number; websocket: number; http: number; sandbox: number; capacity: number; draining: boolean; environments: number }> {
-    return (await this.request("GET", "/v1/stats")) as { sessions: number; websocket: number; http: number; sandbox: number; capacity: number; draining: boolean; environments: number };
+  async stats(): Promise<{ sessions: number; websocket: number; http: number; mcp: number; sandbox: number; capacity: number; draining: boolean; environments: number }> {
+    return (await this.request("GET", "/v1/stats")) as { sessions: number; websocket: number; http: number; mcp: number; sandbox: number; capacity: number; draining: boolean; environments: number };
   }
 
   /** Opens an OpenEnv WebSocket session (`/ws`). */

@@ -10,6 +10,7 @@ import { EpisodeRunner } from "./batch-episodes.js";
 import type { EnvironmentCatalog } from "./catalog.js";
 import { envforgeRoutes } from "./envforge-routes.js";
 import { readJsonBody, sendJson, sendRefusal } from "./http-exchange.js";
+import { McpEndpoint, MCP_PATH } from "./mcp-endpoint.js";
 import { openEnvRoutes } from "./openenv-routes.js";
 import { asServeError, errorAnswer } from "./problems.js";
 import { RateLimiter } from "./rate-limiter.js";
@@ -48,6 +49,8 @@ export interface EnvironmentServerStats {
   readonly sessions: number;
   readonly websocket: number;
   readonly http: number;
+  /** MCP sessions (`/mcp`: the SDK's streamable HTTP sessions and OpenEnv's `openenv/session/create` ones). */
+  readonly mcp: number;
   /** Sandbox-worker sessions (`/v1/sandbox`, the remote sandbox backend's). */
   readonly sandbox: number;
   readonly capacity: number;
@@ -79,7 +82,7 @@ const CONNECTION_SLACK = 256;
 
 /**
  * Starts the environment server: OpenEnv's wire protocol (WebSocket `/ws`; HTTP `/reset`,
- * `/step`, `/state`, `/health`, `/metadata`, `/schema`) and envforge's `/v1` routes, over one
+ * `/step`, `/state`, `/health`, `/metadata`, `/schema`; MCP tools on `/mcp`, see {@link McpEndpoint}) and envforge's `/v1` routes, over one
  * HTTP listener; and, unless `settings.acceptPrograms` is false, the sandbox-worker WebSocket
  * `/v1/sandbox` that runs programs sent inline (the `remote` sandbox backend's), behind the same
  * token, rate and frame limits and session slots. Every episode runs in `sandbox`; no
@@ -110,6 +113,7 @@ export async function startEnvironmentServer(options: EnvironmentServerOptions):
   });
   const limiter = new RateLimiter({ perSecond: settings.rateLimitPerSecond, burst: settings.rateLimitBurst, now });
   const runner = new EpisodeRunner(catalog, sandbox, { concurrency: settings.batchConcurrency, maxActionBytes: settings.maxActionBytes, maxPerRequest: settings.maxEpisodesPerRequest });
+  const mcp = new McpEndpoint({ catalog, registry, newId, version: options.version ?? "0.1.0", maxBodyBytes: settings.maxBodyBytes });
   const startedAt = now();
   const routes: Route[] = [
     ...openEnvRoutes({ catalog, registry, newId, version: options.version ?? "0.1.0" }),
@@ -136,6 +140,10 @@ export async function startEnvironmentServer(options: EnvironmentServerOptions):
     try {
       const url = new URL(request.url ?? "/", "http://server");
       admit(request);
+      if (url.pathname === MCP_PATH) {
+        await mcp.handle(request, response);
+        return;
+      }
       const { route, params } = matchRoute(routes, request.method ?? "GET", url.pathname);
       const answer = await route.handle({ request, url, params, body: () => readJsonBody(request, settings.maxBodyBytes) });
       sendJson(response, answer.status, answer.body);
@@ -233,6 +241,7 @@ export async function startEnvironmentServer(options: EnvironmentServerOptions):
       clearInterval(pinger);
       clearInterval(reaper);
       for (const webSocket of wss.clients) webSocket.close(CLOSE_CODES.goingAway, "server shutting down");
+      await mcp.closeAll();
       await registry.closeAll();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();

@@ -6,22 +6,26 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadPackageFolder, loadSeedPackages } from "../adapters/package-files/index.js";
 import { startTestServer, testEnvironments } from "../testing/serve-fixtures.js";
 
-// Drives the server with the real openenv-core client (pinned in scripts/openenv-requirements.txt,
-// installed into .venv-openenv by scripts/setup.sh), on 127.0.0.1 only.
+// Drives the server with OpenEnv's real clients, on 127.0.0.1 only: openenv-core 0.3.0 (pinned in
+// scripts/openenv-requirements.txt, in .venv-openenv) and openenv 0.10.0, OpenEnv's current package
+// (pinned in scripts/openenv10-requirements.txt, in .venv-openenv10); scripts/setup.sh installs both.
 
 const run = promisify(execFile);
-const PYTHON = fileURLToPath(new URL("../../.venv-openenv/bin/python", import.meta.url));
+const CLIENTS = [
+  { name: "openenv-core 0.3.0", venv: ".venv-openenv" },
+  { name: "openenv 0.10.0", venv: ".venv-openenv10" },
+] as const;
 const DRIVER = fileURLToPath(new URL("./openenv_client_drive.py", import.meta.url));
 const LEVEL_SUM = fileURLToPath(new URL("../../fixtures/levelled-envs/level-sum", import.meta.url));
 const skipped = process.env.ENVFORGE_SKIP_OPENENV === "1";
 
-async function drive(url: string, token?: string): Promise<Record<string, unknown>> {
-  if (!existsSync(PYTHON)) throw new Error(`${PYTHON} is missing: run ./scripts/setup.sh (it installs openenv-core into .venv-openenv)`);
-  const { stdout } = await run(PYTHON, [DRIVER, url, ...(token === undefined ? [] : [token])], { timeout: 60_000 });
-  return JSON.parse(stdout) as Record<string, unknown>;
-}
-
-describe.skipIf(skipped)("environment server with openenv-core's own client", () => {
+describe.skipIf(skipped).each(CLIENTS)("environment server with $name's own client", ({ venv }) => {
+  const python = fileURLToPath(new URL(`../../${venv}/bin/python`, import.meta.url));
+  const drive = async (url: string, token?: string): Promise<Record<string, unknown>> => {
+    if (!existsSync(python)) throw new Error(`${python} is missing: run ./scripts/setup.sh (it installs OpenEnv's clients into ${venv})`);
+    const { stdout } = await run(python, [DRIVER, url, ...(token === undefined ? [] : [token])], { timeout: 60_000 });
+    return JSON.parse(stdout) as Record<string, unknown>;
+  };
   let test: Awaited<ReturnType<typeof startTestServer>>;
   const token = "openenv-client-test-token-0123";
   beforeAll(async () => {
@@ -44,6 +48,10 @@ describe.skipIf(skipped)("environment server with openenv-core's own client", ()
     expect(report.levelled).toMatchObject({ level: 2, state_level: 2, text: expect.stringMatching(/^Level 2\. Add these numbers: \d( \+ \d){3}\./) });
     expect(report.level_out_of_range).toMatch(/level 99 is outside level-sum's levels: 0\.\.3.*\(code: VALIDATION_ERROR\)/);
     expect(report.typed).toEqual({ first: "hello 9", second: "echo hi", turn: 1 });
+    const [first, second] = report.same_seed as string[];
+    expect(first).toMatch(/\d/);
+    expect(second).toBe(first);
+    expect((report.concurrent as { texts: string[] }).texts).toEqual(Array.from({ length: 64 }, (_, index) => `echo from ${index}`));
   });
 
   it("without the token the client cannot connect", async () => {

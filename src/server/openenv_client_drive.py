@@ -83,6 +83,21 @@ def main() -> None:
             return {"first": first.observation["text"], "second": second.observation["text"], "turn": second.observation["metadata"]["info"]["turn"]}
 
     report["typed"] = asyncio.run(typed())
+
+    # determinism: the same seed twice gives the same first observation; and 64 sessions at once, each its own episode
+    async def concurrent() -> Dict[str, Any]:
+        async def one(index: int) -> str:
+            async with GenericEnvClient(base_url=url) as env:
+                await env.reset(env="echo", seed=index)
+                result = await env.step({"message": f"from {index}"})
+                return result.observation["text"]
+
+        texts = await asyncio.gather(*(one(index) for index in range(64)))
+        return {"texts": texts}
+
+    with GenericEnvClient(base_url=url).sync() as env:
+        report["same_seed"] = [env.reset(env="subset-sum", seed=11).observation["text"] for _ in range(2)]
+    report["concurrent"] = asyncio.run(concurrent())
     print(json.dumps(report))
 
 

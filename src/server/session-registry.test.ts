@@ -41,7 +41,7 @@ describe("SessionRegistry", () => {
     expect(() => sessions.open("ws-2", "websocket")).toThrow(/capacity/); // its episode is still under way
     await http.step({ message: "end" });
     sessions.open("ws-2", "websocket"); // the finished HTTP episode made room
-    expect(sessions.counts()).toEqual({ websocket: 2, http: 0, sandbox: 0 });
+    expect(sessions.counts()).toEqual({ websocket: 2, http: 0, mcp: 0, sandbox: 0 });
   });
 
   it("expires sessions idle past the timeout (not ones touched since), tells their transport, and closes them", async () => {

@@ -1,8 +1,8 @@
 import { ServeRequestError } from "../spec/index.js";
 import type { ServedSession } from "./served-session.js";
 
-/** How a session reached the server: OpenEnv's WebSocket or HTTP episodes, or a sandbox-worker connection (`/v1/sandbox`). */
-export type SessionTransport = "websocket" | "http" | "sandbox";
+/** How a session reached the server: OpenEnv's WebSocket or HTTP episodes, an MCP session (`/mcp`), or a sandbox-worker connection (`/v1/sandbox`). */
+export type SessionTransport = "websocket" | "http" | "mcp" | "sandbox";
 
 /** What the registry needs of any session it holds. */
 export interface HeldSession {
@@ -55,7 +55,7 @@ export class SessionRegistry {
 
   /** Sessions held now, by transport. */
   counts(): Record<SessionTransport, number> {
-    const counts = { websocket: 0, http: 0, sandbox: 0 };
+    const counts = { websocket: 0, http: 0, mcp: 0, sandbox: 0 };
     for (const entry of this.entries.values()) counts[entry.transport] += 1;
     return counts;
   }
@@ -70,7 +70,7 @@ export class SessionRegistry {
    * @param onExpire told when the session is expired for idleness (after it is closed)
    * @throws ServeRequestError `draining` during shutdown, `capacity_reached` when every slot is held, `invalid_request` when `id` is taken
    */
-  open(id: string, transport: "websocket" | "http", onExpire: (session: HeldSession) => void = () => undefined): ServedSession {
+  open(id: string, transport: "websocket" | "http" | "mcp", onExpire: (session: HeldSession) => void = () => undefined): ServedSession {
     this.claimSlot(id);
     const session = this.options.create(id);
     this.entries.set(id, { session, served: session, transport, lastActivityAt: this.options.now(), onExpire });
