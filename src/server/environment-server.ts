@@ -11,6 +11,7 @@ import type { EnvironmentCatalog } from "./catalog.js";
 import { envforgeRoutes } from "./envforge-routes.js";
 import { readJsonBody, sendJson, sendRefusal } from "./http-exchange.js";
 import { McpEndpoint, MCP_PATH } from "./mcp-endpoint.js";
+import { openApiDocument } from "./openapi.js";
 import { openEnvRoutes } from "./openenv-routes.js";
 import { asServeError, errorAnswer } from "./problems.js";
 import { RateLimiter } from "./rate-limiter.js";
@@ -82,7 +83,7 @@ const CONNECTION_SLACK = 256;
 
 /**
  * Starts the environment server: OpenEnv's wire protocol (WebSocket `/ws`; HTTP `/reset`,
- * `/step`, `/state`, `/health`, `/metadata`, `/schema`; MCP tools on `/mcp`, see {@link McpEndpoint}) and envforge's `/v1` routes, over one
+ * `/step`, `/state`, `/health`, `/metadata`, `/schema`, `/openapi.json`; MCP tools on `/mcp`, see {@link McpEndpoint}) and envforge's `/v1` routes, over one
  * HTTP listener; and, unless `settings.acceptPrograms` is false, the sandbox-worker WebSocket
  * `/v1/sandbox` that runs programs sent inline (the `remote` sandbox backend's), behind the same
  * token, rate and frame limits and session slots. Every episode runs in `sandbox`; no
@@ -119,6 +120,8 @@ export async function startEnvironmentServer(options: EnvironmentServerOptions):
     ...openEnvRoutes({ catalog, registry, newId, version: options.version ?? "0.1.0" }),
     ...envforgeRoutes({ catalog, registry, runner, capacity: settings.capacity, startedAt, now }),
   ];
+  const openApi = openApiDocument(routes, options.version ?? "0.1.0");
+  routes.push({ method: "GET", pattern: "/openapi.json", handle: () => ({ status: 200, body: openApi }) });
 
   /** The rate-limit key of a request, or a refusal (`unauthorized`, `rate_limited`). */
   const admit = (request: IncomingMessage): string => {

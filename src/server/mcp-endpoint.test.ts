@@ -46,7 +46,8 @@ describe("MCP endpoint with the MCP SDK's client", () => {
     expect(notJson.status).toBe(400);
     expect(await notJson.json()).toMatchObject({ reason: "invalid_json" });
     const notJsonRpc = await post({ authorization: `Bearer ${TOKEN}` }, JSON.stringify({ hello: "world" }));
-    expect(notJsonRpc.status).toBe(400);
+    expect(notJsonRpc.status).toBe(200); // OpenEnv's contract: a JSON-RPC payload, here an error, for any JSON body
+    expect(await notJsonRpc.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
     expect(test.server.stats().mcp).toBe(0);
   });
 

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { ErrorCode, isInitializeRequest, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, isInitializeRequest, JSONRPCMessageSchema, McpError, type CallToolResult, type JSONRPCErrorResponse } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ServeRequestError } from "../spec/index.js";
 import type { EnvironmentCatalog } from "./catalog.js";
-import { readJsonBody } from "./http-exchange.js";
+import { readJsonBody, sendJson } from "./http-exchange.js";
 import { asServeError, PROBLEM_ANSWERS } from "./problems.js";
 import type { ServedSession } from "./served-session.js";
 import type { SessionRegistry } from "./session-registry.js";
@@ -80,6 +80,12 @@ export class McpEndpoint {
     acceptJsonAndEvents(request);
     if (sessionId !== null) {
       await this.transportOf(sessionId).handleRequest(request, response, body);
+      return;
+    }
+    if (!Array.isArray(body) && !JSONRPCMessageSchema.safeParse(body).success) {
+      // OpenEnv's contract (and `openenv validate --url`): /mcp answers a JSON-RPC payload, an error here, to any JSON body
+      const answer: JSONRPCErrorResponse = { jsonrpc: "2.0", error: { code: ErrorCode.InvalidRequest, message: "Invalid Request: the body is not a JSON-RPC 2.0 message ({jsonrpc: \"2.0\", method, id?, params?})" } };
+      sendJson(response, 200, answer);
       return;
     }
     if (isInitializeRequest(body)) await this.openSession(request, response, body);

@@ -41,3 +41,21 @@ describe.skipIf(process.env.ENVFORGE_SKIP_OPENENV === "1")("MCP endpoint with Op
     expect(test.server.stats().mcp).toBe(0);
   });
 });
+
+describe.skipIf(process.env.ENVFORGE_SKIP_OPENENV === "1")("OpenEnv 0.10's runtime check of a running server", () => {
+  let test: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => {
+    test = await startTestServer({ packages: testEnvironments() }); // no token: the checker sends none (loopback only)
+  });
+  afterAll(() => test.stop());
+
+  it("`openenv validate --url` passes every criterion: OpenAPI version and paths, health, metadata, schema, /mcp, simulation mode", async () => {
+    const openenv = fileURLToPath(new URL("../../.venv-openenv10/bin/openenv", import.meta.url));
+    if (!existsSync(openenv)) throw new Error(`${openenv} is missing: run ./scripts/setup.sh (it installs openenv 0.10 into .venv-openenv10)`);
+    const { stdout } = await run(openenv, ["validate", "--url", test.server.url, "--json"], { timeout: 90_000 });
+    const report = JSON.parse(stdout) as { passed: boolean; mode: string; criteria: { id: string; passed: boolean }[] };
+    expect(report.criteria.map((criterion) => criterion.id).sort()).toEqual(["health_endpoint", "mcp_endpoint", "metadata_endpoint", "mode_endpoint_consistency", "openapi_version_available", "schema_endpoint"]);
+    expect(report.criteria.filter((criterion) => !criterion.passed)).toEqual([]);
+    expect(report).toMatchObject({ passed: true, mode: "simulation" });
+  });
+});
