@@ -13,6 +13,8 @@ import { evalCommand } from "./eval-command.js";
 import { evolveCommand } from "./evolve-command.js";
 import { importCommand } from "./import-command.js";
 import { exportTensorBoardCommand } from "./export-command.js";
+import { exportEnvCommand } from "./export-env-command.js";
+import { EXPORT_FORMATS } from "../adapters/formats/index.js";
 import { lineageShowCommand, rubricLearnCommand } from "./lineage-command.js";
 import { runCommand } from "./run-command.js";
 import { serveCommand } from "./serve-command.js";
@@ -142,9 +144,27 @@ program
     process.exitCode = await dashboardCommand(flags);
   });
 
-program
-  .command("export")
-  .description("export a run's metrics to other tools")
+const exporter = program.command("export").description("export environments or a run's metrics to other tools");
+
+exporter
+  .command("env")
+  .description("write environments as installable Python packages for another ecosystem (they run without envforge installed, and without its sandbox)")
+  .argument("[environments...]", "ids, unique id prefixes, names, or lineage ids (every generation of the lineage)")
+  .requiredOption("--format <format>", `target: ${Object.keys(EXPORT_FORMATS).join(" | ")}`)
+  .requiredOption("--out <dir>", "folder to write the packages into (one sub-folder each)")
+  .option("--store <dir>", "a run or evolution directory: its environments, with scores, lineage and admission verdicts in the provenance")
+  .option("--envs <dirs...>", "package folders (each a package or a folder of them); default the seeds")
+  .option("--all", "every environment of the source (narrowed by --skill, --origin)")
+  .option("--skill <skill>", "with --all: environments with this skill tag")
+  .option("--origin <origin>", "with --all: seed | designer | evolution")
+  .option("--replace", "replace package folders that exist")
+  .option("--json", "print the written packages as JSON ([{ folder, distribution, module, files, usage }])")
+  .addHelpText("after", "\nEach package's README says how to install and use it, and how to play it in a running envforge serve (jailed) instead of in-process. Exit codes: 0 written; 2 bad flags, an unknown environment, or a folder that exists.")
+  .action((environments: string[], flags) => {
+    process.exitCode = exportEnvCommand(environments, flags);
+  });
+
+exporter
   .command("tensorboard")
   .description("write a run's per-step metrics (metrics.jsonl and the store's round reports) as one TensorBoard event file; re-running replaces it")
   .requiredOption("--out <dir>", "run folder (envforge run --out)")

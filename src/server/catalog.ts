@@ -203,13 +203,23 @@ export function storeCatalog(store: Store): EnvironmentCatalog {
  * @throws StoreError when it cannot be read
  */
 export function runStoreCatalog(path: string): EnvironmentCatalog {
+  const catalog = readRunStore(path, storeCatalog);
+  if (catalog.size === 0) throw new ConfigError(`--store ${path}: the store holds no environment`);
+  return catalog;
+}
+
+/**
+ * Opens the store of a run or evolution directory (`DIR/envforge.db`, or the database file itself),
+ * gives it to `read`, and closes it.
+ * @throws ConfigError when no store is there
+ * @throws StoreError when it cannot be read
+ */
+export function readRunStore<T>(path: string, read: (store: Store) => T): T {
   const file = existsSync(path) && statSync(path).isDirectory() ? join(path, "envforge.db") : path;
   if (!existsSync(file)) throw new ConfigError(`--store ${path}: no envforge.db there (give a run or evolution directory)`);
   const store = new SqliteStore(file);
   try {
-    const catalog = storeCatalog(store);
-    if (catalog.size === 0) throw new ConfigError(`--store ${path}: the store holds no environment`);
-    return catalog;
+    return read(store);
   } finally {
     store.close();
   }

@@ -4,7 +4,7 @@
  * @module
  */
 export { startEnvironmentServer, type EnvironmentServer, type EnvironmentServerOptions, type EnvironmentServerStats, type ServeSettings } from "./environment-server.js";
-export { EnvironmentCatalog, folderCatalog, runStoreCatalog, seedCatalog, storeCatalog, type EnvironmentFilter, type LineagePosition, type ServedEnvironment } from "./catalog.js";
+export { EnvironmentCatalog, folderCatalog, readRunStore, runStoreCatalog, seedCatalog, storeCatalog, type EnvironmentFilter, type LineagePosition, type ServedEnvironment } from "./catalog.js";
 export { EnvironmentServerClient, OpenEnvSessionClient, type ServerClientOptions } from "./client.js";
 export { summarise, type EnvironmentSummary } from "./envforge-routes.js";
 export type { PlayedEpisode, PlayedStep, Verification } from "./batch-episodes.js";

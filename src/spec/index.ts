@@ -16,3 +16,4 @@ export * from "./lineage.js";
 export * from "./store.js";
 export * from "./weight-sync.js";
 export * from "./evaluation.js";
+export * from "./export-format.js";
