@@ -16,8 +16,9 @@ import { exportEnvironments } from "./export-env-command.js";
 // run), installs each package into a FRESH virtual environment with pip (Gymnasium 1.4.0 from
 // PyPI; OpenEnv 0.10.0 pinned as scripts/openenv10-requirements.txt), and runs each ecosystem's own
 // tools: Gymnasium's check_env; OpenEnv's discovery, `openenv validate` (the package, and the
-// running server with --url) and its client. Each replays envforge's own oracle trajectory (played
-// in envforge's sandbox) and must see the same observations, rewards and ends, step for step.
+// running server with --url) and its client; verifiers 0.4.0's loading by taskset id and a rollout
+// through its API. Each replays envforge's own oracle trajectory (played in envforge's sandbox) and
+// must see the same observations, rewards and ends, step for step.
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -56,8 +57,8 @@ async function freshVenv(name: string, ...installs: string[][]): Promise<string>
   return venv;
 }
 
-async function python(venv: string, script: string, input: unknown, args: string[] = []): Promise<Record<string, any>> {
-  const child = execFile(join(venv, "bin", "python"), [script, ...args], { timeout: 120_000, maxBuffer: 1 << 24 });
+async function python(venv: string, script: string, input: unknown, args: string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<Record<string, any>> {
+  const child = execFile(join(venv, "bin", "python"), [script, ...args], { timeout: 600_000, maxBuffer: 1 << 24, env });
   const stdout = new Promise<string>((resolve, reject) => {
     let text = "";
     let errors = "";
@@ -175,3 +176,42 @@ describe("export to OpenEnv, checked by openenv 0.10.0 in a fresh virtualenv", (
   });
 });
 
+
+describe("export to verifiers, checked by verifiers 0.4.0 in a fresh virtualenv", () => {
+  let episodes: Episode[];
+  let report: Record<string, any>;
+  beforeAll(async () => {
+    const exported = [
+      ...exportEnvironments(["number-guess"], { format: "verifiers", out: join(work, "verifiers") }).packages,
+      ...exportEnvironments([evolved?.id ?? ""], { format: "verifiers", out: join(work, "verifiers"), store: EVOLUTION }).packages,
+    ];
+    // uv runs verifiers' chat harness (it installs the harness's own packages from PyPI on first use; its cache is kept)
+    const venv = await freshVenv("verifiers-venv", ["verifiers==0.4.0", "uv"], exported.map((item) => item.folder));
+    episodes = await Promise.all(EPISODES.map((episode) => envforgeEpisode(episode.pkg, episode.seed, episode.level)));
+    const home = join(work, "home");
+    const cache = process.env.ENVFORGE_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? "/root", ".cache"), "envforge");
+    const env = { ...process.env, HOME: home, UV_CACHE_DIR: join(cache, "uv"), PATH: `${join(venv, "bin")}:${process.env.PATH ?? ""}`, UV_PYTHON: join(venv, "bin", "python"), UV_PYTHON_DOWNLOADS: "never" };
+    const reports = [];
+    for (const [index, item] of exported.entries()) {
+      const episode = EPISODES[index];
+      // the replies are envforge's oracle actions, served by a scripted endpoint: a test double of the model, for the control flow
+      reports.push(await python(venv, join(ROOT, "src/adapters/formats/verifiers_check.py"), { id: item.distribution, episodes: [{ seed: episode?.seed, level: episode?.level, replies: episodes[index]?.turns.map((turn) => turn.action) }] }, [], env));
+    }
+    report = { episodes: reports.flatMap((item) => item.episodes), env: reports.map((item) => item.env), loadEnvironment: reports.map((item) => item.load_environment) };
+  }, 1_200_000);
+
+  it("verifiers loads each package by its taskset id (and load_environment()), and a rollout through its API replays envforge's trajectory with the episode return as reward", () => {
+    expect(report.env).toEqual(["EpisodeEnv", "EpisodeEnv"]);
+    expect(report.loadEnvironment).toEqual(["EpisodeEnv", "EpisodeEnv"]);
+    for (const [index, episode] of episodes.entries()) {
+      const played = report.episodes[index];
+      expect(played).toMatchObject({ ok: true, errors: [] });
+      expect(played.prompt).toBe(episode.initialObservation);
+      const users = played.messages.filter((message: { role: string }) => message.role === "user").map((message: { content: string }) => message.content);
+      expect(users).toEqual([episode.initialObservation, ...episode.turns.slice(0, -1).map((turn) => turn.observation)]);
+      sameTrajectory(episode, played.steps);
+      expect(played.reward).toBe(episode.return);
+      expect(played.metrics).toMatchObject({ won: 1 });
+    }
+  });
+});

@@ -7,13 +7,16 @@
 import type { ExportFormat } from "../../spec/index.js";
 import { gymnasiumFormat } from "./gymnasium-format.js";
 import { openEnvFormat } from "./openenv-format.js";
+import { verifiersFormat } from "./verifiers-format.js";
 
 export { gymnasiumFormat, gymnasiumId } from "./gymnasium-format.js";
 export { openEnvFormat, openEnvNames } from "./openenv-format.js";
+export { verifiersFormat, verifiersTasksetId } from "./verifiers-format.js";
 export { provenanceDocument, pythonName, RUNTIME_FILE } from "./python-package.js";
 
 /** Every export format by its `--format` name. */
 export const EXPORT_FORMATS: Readonly<Record<string, ExportFormat>> = {
   [gymnasiumFormat.name]: gymnasiumFormat,
   [openEnvFormat.name]: openEnvFormat,
+  [verifiersFormat.name]: verifiersFormat,
 };
