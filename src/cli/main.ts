@@ -265,9 +265,10 @@ bench
   .option("--json", "print JSON (with sessionsHeld, stepP99MsAt256, stepsPerSecond, openenvStepsPerSecond, stepsPerSecondVsOpenEnv, idleSessionBytes)")
   .option("--seconds <n>", "seconds of each throughput run", integer("--seconds", 1), 5)
   .option("--env <name>", "seed environment both servers host", "number-guess")
-  .option("--sessions <list>", "comma-separated session counts", "64,256,1024")
+  .option("--sessions <list>", "comma-separated session counts (default 64,256,1024; with --clients one count, default 64)")
   .option("--think-ms <n>", "mean pause before each step, as a trainer generating its next action (0 = closed loop: full throughput)", integer("--think-ms", 0), 0)
   .option("--no-openenv", "leave out the openenv-core baseline (needs .venv-openenv from scripts/setup.sh)")
+  .option("--clients", "drive both servers with OpenEnv's own Python clients, openenv-core 0.3.0 and openenv 0.10.0 (.venv-openenv, .venv-openenv10), instead of the load generator")
   .action(async (flags) => {
     process.exitCode = await benchServeCommand(flags);
   });

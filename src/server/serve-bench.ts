@@ -13,6 +13,12 @@ import { driveSessions, openSessions, type LoadSession } from "./load-generator.
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const OPENENV_PYTHON = join(ROOT, ".venv-openenv", "bin", "python");
 const OPENENV_SERVER = join(ROOT, "scripts", "openenv-baseline-server.py");
+const CLIENT_LOAD = join(ROOT, "scripts", "openenv-client-load.py");
+/** OpenEnv's Python clients the client benchmark drives the servers with, each in its virtualenv from scripts/setup.sh. */
+const OPENENV_CLIENTS = [
+  { name: "openenv-core 0.3.0", python: join(ROOT, ".venv-openenv", "bin", "python") },
+  { name: "openenv 0.10.0", python: join(ROOT, ".venv-openenv10", "bin", "python") },
+] as const;
 
 /** Options of {@link benchmarkServe}. */
 export interface ServeBenchOptions {
@@ -271,5 +277,88 @@ export function formatServeBench(result: ServeBenchResult): string {
     ...(result.openenv === null ? ["  openenv-core: not run"] : rows("openenv-core", result.openenv)),
     `  sessions held ${result.sessionsHeld}; idle session ${mib(result.idleSessionBytes)} (episode process private ${mib(result.idleEpisodeProcessPrivateBytes)})${result.openenvIdleSessionBytes === null ? "" : `; openenv-core idle session ${mib(result.openenvIdleSessionBytes)}`}`,
     `  steps/s at 256 sessions: envforge ${result.stepsPerSecond?.toFixed(0) ?? "-"}, openenv-core ${result.openenvStepsPerSecond?.toFixed(0) ?? "-"}, ratio ${result.stepsPerSecondVsOpenEnv?.toFixed(2) ?? "-"}; step p99 at 256: ${result.stepP99MsAt256?.toFixed(2) ?? "-"} ms`,
+  ].join("\n");
+}
+
+/** One run of the client benchmark: a server driven by one of OpenEnv's Python clients. */
+export interface ServeClientBenchRow {
+  /** `envforge` or `openenv-core` (OpenEnv's own server, the same env.py in-process). */
+  readonly server: string;
+  /** The client and its version, as the load script read it from its virtualenv. */
+  readonly client: string;
+  readonly sessions: number;
+  readonly steps: number;
+  readonly stepsPerSecond: number;
+  /** Step round trip through the client, p50 / p99, milliseconds. */
+  readonly stepP50Ms: number;
+  readonly stepP99Ms: number;
+  /** Sessions that failed (the first failure is in `firstError`). */
+  readonly errors: number;
+  readonly firstError: string | null;
+}
+
+/**
+ * `envforge bench serve --clients`: envforge's server and OpenEnv's own server (openenv-core's
+ * `create_app`, the same seed `env.py` in-process) on number-guess, each driven for `seconds` by
+ * `sessions` concurrent sessions of OpenEnv's own Python client (`GenericEnvClient`, async, one
+ * Python process), once with openenv-core 0.3.0 and once with openenv 0.10.0. The Python client
+ * is usually the bottleneck here, so these are the steps/s a Python trainer using OpenEnv's
+ * client gets, not the servers' ceilings (the load-generator runs give those). Loopback only.
+ *
+ * @throws ConfigError when a client's virtualenv is missing (run scripts/setup.sh)
+ */
+export async function benchmarkServeClients(options: { sessions?: number; seconds?: number; log?: (line: string) => void } = {}): Promise<ServeClientBenchRow[]> {
+  const sessions = options.sessions ?? 64;
+  const seconds = options.seconds ?? 10;
+  const log = options.log ?? (() => undefined);
+  for (const client of [...OPENENV_CLIENTS, { name: "the OpenEnv baseline server", python: OPENENV_PYTHON }]) {
+    if (!existsSync(client.python)) throw new ConfigError(`bench serve --clients: ${client.python} is missing (${client.name}); run ./scripts/setup.sh`);
+  }
+  const packageDir = join(SEED_FOLDER, "number-guess");
+  const folder = mkdtempSync(join(tmpdir(), "envforge-bench-clients-"));
+  const configFile = join(folder, "config.json");
+  writeFileSync(configFile, JSON.stringify({ serve: { rateLimitPerSecond: 1e9, rateLimitBurst: 1e9, drainTimeoutMs: 1000, capacity: sessions + 64 } }));
+  const rows: ServeClientBenchRow[] = [];
+  const drive = async (server: string, url: string) => {
+    for (const client of OPENENV_CLIENTS) {
+      const child = spawn(client.python, [CLIENT_LOAD, url, String(sessions), String(seconds)], { stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      if (code !== 0) throw new Error(`${client.name} load against ${server} exited ${code}: ${stderr.slice(-2000)}`);
+      const result = JSON.parse(stdout) as { client: string; steps: number; seconds: number; p50Ms: number; p99Ms: number; errors: number; firstError: string | null };
+      const row = { server, client: result.client, sessions, steps: result.steps, stepsPerSecond: result.steps / result.seconds, stepP50Ms: result.p50Ms, stepP99Ms: result.p99Ms, errors: result.errors, firstError: result.firstError };
+      log(`${server} with ${row.client}: ${row.stepsPerSecond.toFixed(0)} steps/s, p50 ${row.stepP50Ms.toFixed(2)} ms, p99 ${row.stepP99Ms.toFixed(2)} ms, ${row.errors} failed sessions`);
+      rows.push(row);
+    }
+  };
+  try {
+    const port = await freePort();
+    const server = await startChild(process.execPath, [join(ROOT, "bin", "envforge.js"), "serve", "--envs", packageDir, "--port", String(port), "--config", configFile], /envforge serve: \d+ environment/, log);
+    try {
+      await drive("envforge", `http://127.0.0.1:${port}`);
+    } finally {
+      await stopChild(server);
+    }
+    const basePort = await freePort();
+    const baseline = await startChild(OPENENV_PYTHON, [OPENENV_SERVER, packageDir, String(basePort), String(sessions + 64)], /ready/, log);
+    try {
+      await drive("openenv-core", `http://127.0.0.1:${basePort}`);
+    } finally {
+      await stopChild(baseline);
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+/** The client benchmark as text. */
+export function formatServeClientBench(rows: readonly ServeClientBenchRow[], loadAverage: number): string {
+  return [
+    `bench serve --clients: number-guess, ${rows[0]?.sessions ?? 0} sessions of OpenEnv's Python client, load average ${loadAverage.toFixed(1)}`,
+    ...rows.map((row) => `  ${row.server.padEnd(12)} ${row.client.padEnd(20)} ${row.stepsPerSecond.toFixed(0).padStart(6)} steps/s, step p50 ${row.stepP50Ms.toFixed(2)} ms, p99 ${row.stepP99Ms.toFixed(2)} ms${row.errors > 0 ? `, ${row.errors} failed sessions (${row.firstError})` : ""}`),
   ].join("\n");
 }
