@@ -10,6 +10,7 @@ import { BwrapSandbox } from "../adapters/sandbox/index.js";
 import { oraclePolicy, playEpisode } from "../core/rollout/index.js";
 import { seedCatalog, readRunStore, storeCatalog } from "../server/index.js";
 import type { EnvPackage, Episode } from "../spec/index.js";
+import { startTestServer } from "../testing/serve-fixtures.js";
 import { exportEnvironments } from "./export-env-command.js";
 
 // Exports a seed and an evolved environment (fixtures/evolution-run: a real `envforge evolve`
@@ -89,6 +90,7 @@ async function freePort(): Promise<number> {
 describe("export to Gymnasium, checked by Gymnasium 1.4.0 in a fresh virtualenv", () => {
   let episodes: Episode[];
   let report: Record<string, any>;
+  let remote: Record<string, any>;
   beforeAll(async () => {
     const exported = [
       ...exportEnvironments(["number-guess"], { format: "gymnasium", out: join(work, "gym") }).packages,
@@ -100,6 +102,25 @@ describe("export to Gymnasium, checked by Gymnasium 1.4.0 in a fresh virtualenv"
       packages: exported.map((item) => [item.module, `envforge/${item.distribution.replace(/^envforge-gym-/, "")}-v0`]),
       episodes: EPISODES.map((episode, index) => ({ id: `envforge/${episode.name}-v0`, seed: episode.seed, level: episode.level, actions: episodes[index]?.turns.map((turn) => turn.action) })),
     });
+    // the safe option: the same packages play their episodes in a running envforge serve (jailed there), by content id
+    const token = "export-remote-test-token-0123456";
+    const server = await startTestServer({ tokens: [token], packages: [seed.package, evolved?.package as EnvPackage] });
+    try {
+      remote = await python(
+        venv,
+        join(ROOT, "src/adapters/formats/gymnasium_check.py"),
+        {
+          packages: exported.map((item) => [item.module, ""]),
+          check: false,
+          oracle: false,
+          episodes: EPISODES.map((episode, index) => ({ id: `envforge/${episode.name}-v0`, seed: episode.seed, level: episode.level, actions: episodes[index]?.turns.map((turn) => turn.action) })),
+        },
+        [],
+        { ...process.env, ENVFORGE_SERVER_URL: server.server.url, ENVFORGE_SERVE_TOKEN: token },
+      );
+    } finally {
+      await server.stop();
+    }
   }, 900_000);
 
   it("check_env passes with no warning for the seed and the evolved generation", () => {
@@ -117,6 +138,16 @@ describe("export to Gymnasium, checked by Gymnasium 1.4.0 in a fresh virtualenv"
       expect(played.last_info).toMatchObject({ return: episode.return, won: true });
       expect(played.oracle_actions).toEqual(episode.turns.map((turn) => turn.action));
       expect(played.oracle_won).toBe(true);
+    }
+  });
+
+  it("with ENVFORGE_SERVER_URL the package plays in envforge serve instead (RemoteEpisode), the same trajectory", () => {
+    for (const [index, episode] of episodes.entries()) {
+      const played = remote.episodes[index];
+      expect(played.kind).toBe("RemoteEpisode");
+      expect(played.initial).toBe(episode.initialObservation);
+      sameTrajectory(episode, played.steps);
+      expect(played.last_info).toMatchObject({ return: episode.return, won: true });
     }
   });
 });

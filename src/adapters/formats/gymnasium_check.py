@@ -1,7 +1,8 @@
 """Checks exported Gymnasium packages with Gymnasium's own tools and replays episodes; prints a JSON report.
 
 Usage: python gymnasium_check.py < request.json, where request = {"packages": [[module, env_id], ...],
-"episodes": [{"id", "seed", "level", "actions": [...]}, ...]}. Run by src/adapters/formats/export-formats.test.ts
+"episodes": [{"id", "seed", "level", "actions": [...]}, ...], "check"?: false (skip check_env), "oracle"?: false
+(skip the oracle replay)}. Run by src/adapters/formats/export-formats.test.ts
 in a fresh virtualenv holding gymnasium and the exported packages.
 """
 
@@ -17,6 +18,8 @@ request = json.load(sys.stdin)
 report = {"gymnasium": gymnasium.__version__, "warnings": {}, "episodes": []}
 for module, env_id in request["packages"]:
     importlib.import_module(module)
+    if not request.get("check", True):
+        continue
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(gymnasium.make(env_id).unwrapped)
@@ -31,6 +34,9 @@ for episode in request["episodes"]:
         steps.append({"observation": observation_after, "reward": reward, "terminated": terminated, "truncated": truncated})
         if terminated or truncated:
             break
+    if not request.get("oracle", True):  # remote episodes (ENVFORGE_SERVER_URL): the oracle runs on no side
+        report["episodes"].append({"initial": observation, "info": info, "steps": steps, "last_info": step_info, "kind": type(env.unwrapped._episode).__name__})
+        continue
     oracle_env = gymnasium.make(episode["id"])
     oracle_observation, _ = oracle_env.reset(seed=episode["seed"], options={"level": episode["level"]})
     oracle_actions = []
