@@ -28,7 +28,7 @@ export const VERDICT_REASONS = {
   executable: {
     reset_failed: "reset failed on a probe seed",
     step_failed: "step raised on a probe action (\"1\", \"2\", \"test\", empty, 10 KB, non-ASCII)",
-    unbounded_episode: "an episode did not end within the manifest's maxTurns",
+    unbounded_episode: "an episode swept with the moves its observations offer (their quoted options, else their numbers and words) did not end within the manifest's maxTurns",
   },
   deterministic: {
     nondeterministic: "a seed replayed in the same session or a fresh process, or the oracle's actions replayed, gave other observations or rewards",

@@ -5,6 +5,24 @@ import { seedRange, withSession } from "./probe-episodes.js";
 /** Probe actions sent as the first action of a fresh episode of every probe seed. */
 export const PROBE_ACTIONS: readonly string[] = ["1", "2", "test", "", "x".repeat(10_240), "ünïcødé → 日本語 ✓"];
 
+/**
+ * The action of turn `turn` (0-based) of the whole-episode probe: the environment's own
+ * vocabulary, swept in turn — the quoted options of its first and current observation (`'inc'`,
+ * `"look"`), or, when they quote none, their numbers and words — falling back to the first four
+ * {@link PROBE_ACTIONS} when the observations hold nothing. So each environment is probed with the
+ * moves it offers (an episode that never ends under its own valid moves is found), not with one
+ * fixed list that most environments refuse on the first turn.
+ */
+export function sweepAction(initialObservation: string, observation: string, turn: number): string {
+  const texts = [initialObservation, observation];
+  const distinct = (values: Iterable<string>) => [...new Set([...values].map((value) => value.trim()).filter((value) => value !== "" && value.length <= 40))];
+  const quoted = distinct(texts.flatMap((text) => [...text.matchAll(/'([^'\n]{1,40})'|"([^"\n]{1,40})"/g)].map((match) => match[1] ?? match[2] ?? "")));
+  const tokens = distinct(texts.flatMap((text) => [...[...text.matchAll(/-?\d{1,9}/g)].map((match) => match[0]), ...text.split(/[\s,.;:!?()[\]{}'"]+/)]));
+  const candidates = quoted.length > 0 ? quoted : tokens;
+  if (candidates.length === 0) return PROBE_ACTIONS[turn % 4] ?? "1";
+  return candidates[turn % candidates.length] as string;
+}
+
 /** Tolerance of reward-range checks (float sums). */
 const EPSILON = 1e-9;
 
@@ -13,7 +31,8 @@ const EPSILON = 1e-9;
  * each probe action in a fresh episode without failing (the sandbox checks
  * observation, reward and flag types and finiteness); every step reward and
  * the running return stay inside the declared `rewardRange`; and an episode
- * of probe actions ends (terminated or truncated) within `maxTurns` steps.
+ * swept with the environment's own vocabulary ({@link sweepAction}) ends (terminated or
+ * truncated) within `maxTurns` steps, its running return in range.
  * Reason codes: `load_failed`, `reset_failed`, `step_failed` (crash, timeout,
  * limits), `invalid_step_result` (wrong types, NaN or infinite reward),
  * `reward_out_of_range`, `unbounded_episode`; the sandbox failure kind and
@@ -57,17 +76,19 @@ async function probe(session: EnvSession, candidate: EnvPackage, seeds: readonly
         return reject("executable", "reward_out_of_range", `step(${JSON.stringify(shown)}) on seed ${seed} gave reward ${step.value.reward} outside [${low}, ${high}]`, { seed, action: shown, reward: step.value.reward });
       }
     }
-    // one whole episode of probe actions: the running return stays in range and the episode ends by maxTurns
-    const failed = await reset(seed);
-    if (failed) return failed;
+    // one whole episode swept with the environment's own vocabulary: the running return stays in range and the episode ends by maxTurns
+    const first = await session.reset(seed);
+    if (first.kind !== "ok") return reject("executable", "reset_failed", `reset(${seed}) failed: ${first.message}`, { kind: first.kind, seed, detail: first.detail });
+    let observation = first.value;
     let total = 0;
     let ended = false;
     for (let turn = 0; turn < maxTurns && !ended; turn += 1) {
-      const action = PROBE_ACTIONS[turn % 4] ?? "1";
+      const action = sweepAction(first.value, observation, turn);
       const step = await session.step(action);
       if (step.kind !== "ok") {
         return reject("executable", stepReason(step.kind), `step(${JSON.stringify(action)}) at turn ${turn + 1} of seed ${seed} failed: ${step.message}`, { kind: step.kind, seed, turn: turn + 1, detail: step.detail });
       }
+      observation = step.value.observation;
       total += step.value.reward;
       if (step.value.reward < low - EPSILON || step.value.reward > high + EPSILON || total < low - EPSILON || total > high + EPSILON) {
         return reject("executable", "reward_out_of_range", `seed ${seed}, turn ${turn + 1}: reward ${step.value.reward} (running return ${total}) outside [${low}, ${high}]`, { seed, turn: turn + 1, reward: step.value.reward, total });
@@ -75,7 +96,7 @@ async function probe(session: EnvSession, candidate: EnvPackage, seeds: readonly
       ended = step.value.terminated || step.value.truncated;
     }
     if (!ended) {
-      return reject("executable", "unbounded_episode", `seed ${seed}: the episode neither terminated nor truncated within maxTurns = ${maxTurns} steps`, { seed, maxTurns });
+      return reject("executable", "unbounded_episode", `seed ${seed}: the episode neither terminated nor truncated within maxTurns = ${maxTurns} steps of the moves its observations offer`, { seed, maxTurns });
     }
   }
   return null;
