@@ -200,11 +200,14 @@ export async function startEnvironmentServer(options: EnvironmentServerOptions):
       if (worker && !settings.acceptPrograms) throw new ServeRequestError("not_supported", `this server does not run programs sent to ${SANDBOX_WORKER_PATH} (serve.acceptPrograms is false)`);
       if (registry.isDraining) throw new ServeRequestError("draining", "the server is shutting down and opens no new session");
       if (wss.clients.size >= settings.capacity + CONNECTION_SLACK) throw new ServeRequestError("capacity_reached", `server at capacity: ${registry.size}/${settings.capacity} sessions active`);
+      const joined = url.searchParams.get("session_id");
+      const shared = joined === null || worker ? undefined : mcp.sharedSession(joined);
+      if (joined !== null && !worker && shared === undefined) throw new ServeRequestError("not_found", `no MCP session ${joined.slice(0, 255)} to join (openenv/session/create opens one; it may have expired)`);
       wss.handleUpgrade(request, socket, head, (webSocket) => {
         alive.set(webSocket, true);
         webSocket.on("pong", () => alive.set(webSocket, true));
         if (worker) serveSandboxWorker(webSocket, key, workerParts);
-        else serveWebSocket(webSocket, key, webSocketParts);
+        else serveWebSocket(webSocket, key, webSocketParts, shared === undefined ? undefined : { id: joined as string, session: shared });
       });
     } catch (error) {
       refuse(asServeError(error));

@@ -32,6 +32,12 @@ export interface FramedProtocol<S> {
    * @throws ServeRequestError for a refusal, sent as an error frame; anything else is a server fault
    */
   readonly answer: (session: S, raw: string, close: () => Promise<void>) => Promise<unknown>;
+  /**
+   * A session the connection joins instead of opening one (OpenEnv's MCP session named by
+   * `/ws?session_id=`): the connection neither opens nor closes it; closing the connection, or a
+   * `close` request, only detaches. @default none: the connection opens its own session
+   */
+  readonly shared?: { readonly id: string; readonly session: S };
 }
 
 /** WebSocket close codes the server uses. */
@@ -50,7 +56,8 @@ export const CLOSE_CODES = { normal: 1000, goingAway: 1001, tryAgainLater: 1013 
  * @param key the rate-limit key of the connection (its token, or its address)
  */
 export function serveFramedConnection<S>(socket: WebSocket, key: string, parts: FramedConnectionParts, protocol: FramedProtocol<S>): void {
-  const id = parts.newId();
+  const shared = protocol.shared;
+  const id = shared?.id ?? parts.newId();
   const send = (frame: unknown) => {
     if (socket.readyState !== socket.OPEN) return;
     socket.send(JSON.stringify(frame));
@@ -61,7 +68,7 @@ export function serveFramedConnection<S>(socket: WebSocket, key: string, parts: 
 
   let session: S;
   try {
-    session = protocol.open(id, () => {
+    session = shared?.session ?? protocol.open(id, () => {
       refuse(new ServeRequestError("session_expired", "session closed after being idle for longer than the idle timeout"));
       socket.close(CLOSE_CODES.normal, "idle timeout");
     });
@@ -71,7 +78,7 @@ export function serveFramedConnection<S>(socket: WebSocket, key: string, parts: 
     return;
   }
   const close = async () => {
-    await parts.registry.close(id);
+    if (shared === undefined) await parts.registry.close(id);
     socket.close(CLOSE_CODES.normal, "closed by client");
   };
 
@@ -104,7 +111,7 @@ export function serveFramedConnection<S>(socket: WebSocket, key: string, parts: 
     });
   });
   socket.on("close", () => {
-    void parts.registry.close(id);
+    if (shared === undefined) void parts.registry.close(id);
   });
 }
 

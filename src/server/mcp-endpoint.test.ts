@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import { loadPackageFolder } from "../adapters/package-files/index.js";
 import { startTestServer, testEnvironments } from "../testing/serve-fixtures.js";
 
@@ -49,6 +50,26 @@ describe("MCP endpoint with the MCP SDK's client", () => {
     expect(notJsonRpc.status).toBe(200); // OpenEnv's contract: a JSON-RPC payload, here an error, for any JSON body
     expect(await notJsonRpc.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32600 } });
     expect(test.server.stats().mcp).toBe(0);
+  });
+
+  it("refuses a WebSocket that names an MCP session the server does not hold (404), and one that names an SDK session (only OpenEnv's sessions are joined)", async () => {
+    const status = (url: string) =>
+      new Promise<number>((resolve) => {
+        const socket = new WebSocket(url, { headers: { authorization: `Bearer ${TOKEN}` } });
+        socket.on("unexpected-response", (_request, response) => resolve(response.statusCode ?? 0));
+        socket.on("open", () => {
+          socket.close();
+          resolve(101);
+        });
+        socket.on("error", () => undefined);
+      });
+    const ws = test.server.url.replace("http", "ws");
+    expect(await status(`${ws}/ws?session_id=no-such-session`)).toBe(404);
+    const { client, transport } = await connect(test.server.url);
+    expect(await status(`${ws}/ws?session_id=${transport.sessionId}`)).toBe(404);
+    expect(await status(`${ws}/ws`)).toBe(101);
+    await transport.terminateSession();
+    await client.close();
   });
 
   it("lists reset, step, state and list_environments with their input schemas", async () => {

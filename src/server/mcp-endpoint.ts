@@ -92,6 +92,15 @@ export class McpEndpoint {
     else await this.answerStateless(request, response, body);
   }
 
+  /**
+   * The session `openenv/session/create` opened under `id`, marking it active, or undefined: a
+   * `/ws?session_id=<id>` connection joins it, so that WebSocket reset/step and MCP tool calls
+   * play one episode (OpenEnv's MCP client connects so).
+   */
+  sharedSession(id: string): ServedSession | undefined {
+    return this.openEnvSessions.has(id) ? this.parts.registry.touch(id) : undefined;
+  }
+
   /** Closes every MCP transport (the server's drain; the registry closes the sessions themselves). */
   async closeAll(): Promise<void> {
     const transports = [...this.transports.values()];

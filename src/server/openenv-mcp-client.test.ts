@@ -35,6 +35,8 @@ describe.skipIf(process.env.ENVFORGE_SKIP_OPENENV === "1")("MCP endpoint with Op
     expect(report.state.structuredContent).toMatchObject({ env_name: "echo", step_count: 2, done: true, total_reward: 1 });
     expect(report.out_of_range).toMatchObject({ isError: true, structuredContent: { message: expect.stringMatching(/level 99 is outside level-sum's levels: 0\.\.3/) } });
     expect(report.unknown_tool).toMatchObject({ isError: true, content: [{ type: "text", text: expect.stringMatching(/no_such_tool not found/) }] });
+    expect(report.shared_state.structuredContent).toMatchObject({ env_name: "echo", seed: 4, step_count: 0, done: false });
+    expect(report.shared_step.structuredContent).toMatchObject({ observation: { text: "echo after a websocket reset", metadata: { seed: 4, step: 1 } } });
     expect(report.parallel).toEqual(["echo from 1", "echo from 2"]);
     expect(report.no_token).toMatch(/401/);
     await new Promise((resolve) => setTimeout(resolve, 200));

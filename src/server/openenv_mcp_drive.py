@@ -30,6 +30,10 @@ async def main() -> Dict[str, Any]:
         report["state"] = await env.call_tool("state")
         report["out_of_range"] = await env.call_tool("reset", env="level-sum", seed=1, level=99)
         report["unknown_tool"] = await env.call_tool("no_such_tool")
+        # the client's WebSocket joined its MCP session (/ws?session_id=): a reset over it is the session the tools play
+        await env.reset(env="echo", seed=4)
+        report["shared_state"] = await env.call_tool("state")
+        report["shared_step"] = await env.call_tool("step", message="after a websocket reset")
 
     # two clients at once: each its own session
     async def one(seed: int) -> str:

@@ -13,12 +13,14 @@ import { parseRequest } from "./validation.js";
  * `maxBufferedBytes` wait for it.
  *
  * @param key the rate-limit key of the connection (its token, or its address)
+ * @param shared an MCP session the connection joins (`/ws?session_id=`, as OpenEnv's MCP client connects) instead of opening its own
  */
-export function serveWebSocket(socket: WebSocket, key: string, parts: FramedConnectionParts): void {
+export function serveWebSocket(socket: WebSocket, key: string, parts: FramedConnectionParts, shared?: { readonly id: string; readonly session: ServedSession }): void {
   serveFramedConnection(socket, key, parts, {
     label: "websocket session",
     open: (id, expire) => parts.registry.open(id, "websocket", expire),
     answer,
+    ...(shared === undefined ? {} : { shared }),
   });
 }
 
