@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { episodeReturn } from "../core/rollout/index.js";
-import { resetLevel, ServeRequestError, type EnvSession, type Sandbox, type SandboxOutcome, type StepResult } from "../spec/index.js";
+import { episodeReturn, stepReply } from "../core/rollout/index.js";
+import { resetLevel, ServeRequestError, type EnvManifest, type EnvSession, type Sandbox, type SandboxOutcome, type StepResult } from "../spec/index.js";
 import type { EnvironmentCatalog, ServedEnvironment } from "./catalog.js";
 
 /** A level argument of a batch item: an integer; the environment's manifest decides which levels exist (absent: level 0). */
@@ -183,7 +183,7 @@ export class EpisodeRunner {
       return { ...base, initialObservation: "", steps: [], return: episodeReturn([], manifest.rewardRange), won: false, terminated: false, truncated: false, failure: { kind: opened.kind, message: opened.message } };
     }
     try {
-      const run = await runActions(opened.value, seed, level, played);
+      const run = await runActions(opened.value, manifest, seed, level, played);
       const steps: PlayedStep[] = run.steps.map((step, index) => ({ action: played[index] as string, ...step }));
       const last = steps.at(-1);
       const terminated = last?.terminated ?? false;
@@ -224,11 +224,13 @@ export class EpisodeRunner {
 /** Reset and the actions in one round trip where the backend can, call by call otherwise; a failure keeps the steps before it. */
 async function runActions(
   session: EnvSession,
+  manifest: EnvManifest,
   seed: number,
   level: number | undefined,
   actions: readonly string[],
 ): Promise<{ initialObservation: string; steps: StepResult[]; failure: { kind: string; message: string } | null }> {
-  if (session.runActions !== undefined) {
+  // the batch helper plays text actions as they are; a tool environment's replies are parsed call by call (stepReply)
+  if (session.runActions !== undefined && manifest.tools === undefined) {
     const run = await session.runActions(seed, actions, level);
     if (run.kind === "ok") return { initialObservation: run.value.initialObservation, steps: [...run.value.steps], failure: null };
     // a slow failure is not played twice; a fast one (a crash, a bad reply) is replayed call by call to keep the steps before it
@@ -238,7 +240,7 @@ async function runActions(
   if (reset.kind !== "ok") return { initialObservation: "", steps: [], failure: failureOf(reset) };
   const steps: StepResult[] = [];
   for (const action of actions) {
-    const step = await session.step(action);
+    const step = await stepReply(session, manifest, action);
     if (step.kind !== "ok") return { initialObservation: reset.value, steps, failure: failureOf(step) };
     steps.push(step.value);
     if (step.value.terminated || step.value.truncated) break;

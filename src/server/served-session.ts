@@ -1,4 +1,4 @@
-import { episodeReturn } from "../core/rollout/index.js";
+import { episodeReturn, stepReply } from "../core/rollout/index.js";
 import { resetLevel, ServeRequestError, type EnvSession, type Sandbox, type SandboxFailureKind } from "../spec/index.js";
 import type { EnvironmentCatalog, ServedEnvironment } from "./catalog.js";
 import { ActionSchema, ResetDataSchema, type Observation, type State, type StepPayload } from "./openenv-wire.js";
@@ -121,7 +121,7 @@ export class ServedSession {
       }
       const session = this.envSession;
       if (session === null) return this.cut(episode, { kind: "crash", message: "the episode process is gone" });
-      const outcome = await session.step(action.message);
+      const outcome = await stepReply(session, episode.environment.package.manifest, action.message);
       if (outcome.kind !== "ok") return this.cut(episode, { kind: outcome.kind, message: outcome.message });
       const step = outcome.value;
       episode.rewards.push(step.reward);

@@ -12,7 +12,7 @@ class EchoSandbox implements Sandbox {
   async open() {
     const session: EnvSession = {
       reset: async (seed) => ({ kind: "ok", value: `seed ${seed}` }),
-      step: async (action) => ({ kind: "ok", value: { observation: action, reward: 0, terminated: action === "end", truncated: false, info: {} } }),
+      step: async (action) => ({ kind: "ok", value: { observation: String(action), reward: 0, terminated: action === "end", truncated: false, info: {} } }),
       oracleAction: async () => ({ kind: "ok", value: "x" }),
       close: async () => {
         this.closed += 1;

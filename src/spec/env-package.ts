@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { MAX_TOOLS, ToolDefinitionSchema } from "./tool-call.js";
 import { LevelOutOfRangeError } from "./errors.js";
 
 /**
@@ -82,6 +83,17 @@ export const EnvManifestSchema = z
     difficulty: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).default({}),
     /** Declared levels; absent: one level. @default undefined */
     levels: LevelsSchema.optional(),
+    /**
+     * The tools of a tool-use environment (OpenAI-style function definitions, names unique): the
+     * agent's replies are then tool calls (or a final message), and `step` receives each parsed
+     * call. Absent: a text environment. @default undefined
+     */
+    tools: z
+      .array(ToolDefinitionSchema)
+      .min(1)
+      .max(MAX_TOOLS)
+      .refine((tools) => new Set(tools.map((tool) => tool.name)).size === tools.length, "tool names must be unique")
+      .optional(),
     provenance: ProvenanceSchema,
   })
   .strict()

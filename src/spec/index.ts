@@ -17,3 +17,4 @@ export * from "./store.js";
 export * from "./weight-sync.js";
 export * from "./evaluation.js";
 export * from "./export-format.js";
+export * from "./tool-call.js";

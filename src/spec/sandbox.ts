@@ -1,3 +1,5 @@
+import type { EnvAction } from "./tool-call.js";
+
 /**
  * How a sandboxed call ended. `ok` carries a value; every other kind is a
  * typed failure of the untrusted program, never an exception.
@@ -72,8 +74,8 @@ export interface EnvSession {
    * `reset(seed, level)` is called (a levelled family); without, `reset(seed)`.
    */
   reset(seed: number, level?: number): Promise<SandboxOutcome<string>>;
-  /** Applies an action. */
-  step(action: string): Promise<SandboxOutcome<StepResult>>;
+  /** Applies an action: text, or a tool environment's parsed tool call (a dict in the program). */
+  step(action: EnvAction): Promise<SandboxOutcome<StepResult>>;
   /**
    * Batch helper for a whole episode: `reset(seed, level)`, then `actions` in order,
    * in one round trip to the environment, stopping early when it terminates or
@@ -82,8 +84,8 @@ export interface EnvSession {
    * Optional: backends without it are driven call by call.
    */
   runActions?(seed: number, actions: readonly string[], level?: number): Promise<SandboxOutcome<ActionRun>>;
-  /** Asks the loaded oracle for its next action given the live environment and `observation`. */
-  oracleAction(observation: string): Promise<SandboxOutcome<string>>;
+  /** Asks the loaded oracle for its next action given the live environment and `observation` (a tool environment's oracle may answer a tool call). */
+  oracleAction(observation: string): Promise<SandboxOutcome<EnvAction>>;
   /** Ends the session and frees its process. Idempotent. */
   close(): Promise<void>;
 }

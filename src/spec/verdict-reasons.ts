@@ -24,6 +24,7 @@ export const VERDICT_REASONS = {
     several_environment_classes: "env.py defines more than one environment class",
     wrong_arity: "reset or step takes the wrong parameters (reset(self, seed, level) when the manifest declares levels), or act is not act(env, observation)",
     missing_oracle: "oracle.py defines no act(env, observation)",
+    invalid_tool_schema: "a tool's parameters is not a valid JSON Schema (a tool environment)",
   },
   executable: {
     reset_failed: "reset failed on a probe seed",

@@ -76,6 +76,7 @@ describe("envforge import rlve (real rlve-gym, real sandbox)", () => {
     const oracle = async (observation: string) => {
       const action = await session.oracleAction(observation);
       if (action.kind !== "ok") throw new Error(`oracle: ${action.message}`);
+      if (typeof action.value !== "string") throw new Error("an RLVE oracle answers text");
       return action.value;
     };
     try {

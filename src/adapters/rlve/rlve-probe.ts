@@ -81,7 +81,7 @@ export async function probeLevels(sandbox: Sandbox, program: EnvProgram, options
         if (action.kind !== "ok") return stop("oracle_failed", `${action.kind}: ${action.message}`);
         const step = await session.step(action.value);
         if (step.kind !== "ok") return stop("step_failed", `${step.kind}: ${step.message}`);
-        if (!(step.value.reward >= passThreshold)) return stop("lost", `the oracle's reply ${JSON.stringify(action.value.slice(0, 120))} scored ${step.value.reward}`);
+        if (!(step.value.reward >= passThreshold)) return stop("lost", `the oracle's reply ${JSON.stringify(action.value).slice(0, 120)} scored ${step.value.reward}`);
         if (index === 0) {
           if (level === 0) firstParameters = parametersOf(step.value.info);
           lastParameters = parametersOf(step.value.info);

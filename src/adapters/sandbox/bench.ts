@@ -188,6 +188,7 @@ export async function benchmarkSandbox(environments: readonly BenchEnvironment[]
         const actions: string[] = [];
         for (let step = 0; step < maxSteps; step += 1) {
           const action = unwrap(await session.oracleAction(observation), "oracle");
+          if (typeof action !== "string") throw new Error("the sandbox benchmark plays text environments (the seeds); this oracle answered a tool call");
           actions.push(action);
           const result = unwrap(await session.step(action), "step");
           observation = result.observation;

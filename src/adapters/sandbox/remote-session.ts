@@ -4,6 +4,7 @@ import {
   RemoteSandboxUnavailableError,
   ServeRequestError,
   type ActionRun,
+  type EnvAction,
   type EnvProgram,
   type EnvSession,
   type SandboxOutcome,
@@ -32,8 +33,8 @@ interface Link {
 
 /** A call of the current episode that returned `ok`, as the caller saw it. */
 type RecordedCall =
-  | { readonly kind: "step"; readonly action: string; readonly result: StepResult }
-  | { readonly kind: "oracle"; readonly observation: string; readonly action: string };
+  | { readonly kind: "step"; readonly action: EnvAction; readonly result: StepResult }
+  | { readonly kind: "oracle"; readonly observation: string; readonly action: EnvAction };
 
 /** The current episode: enough to replay it on another server. */
 interface EpisodeRecord {
@@ -112,7 +113,7 @@ export class RemoteSession implements EnvSession {
     return outcome;
   }
 
-  async step(action: string): Promise<SandboxOutcome<StepResult>> {
+  async step(action: EnvAction): Promise<SandboxOutcome<StepResult>> {
     if (this.closed) return { kind: "protocol_violation", message: "session closed" };
     if (this.failure !== null) return this.failure;
     const outcome = await this.perform("step", { action }, true);
@@ -134,7 +135,7 @@ export class RemoteSession implements EnvSession {
     return outcome;
   }
 
-  async oracleAction(observation: string): Promise<SandboxOutcome<string>> {
+  async oracleAction(observation: string): Promise<SandboxOutcome<EnvAction>> {
     if (this.closed) return { kind: "protocol_violation", message: "session closed" };
     if (this.failure !== null) return this.failure;
     const outcome = await this.perform("oracle_action", { observation }, true);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { SandboxFailureKind } from "../../spec/index.js";
+import { ToolCallSchema, type SandboxFailureKind } from "../../spec/index.js";
 
 /**
  * The sandbox-worker protocol of `envforge serve` (WebSocket `GET /v1/sandbox`), spoken by the
@@ -41,7 +41,7 @@ export const WorkerRequestSchema = z.discriminatedUnion("type", [
     })
     .strict(),
   z.object({ type: z.literal("reset"), data: z.object({ seed, level }).strict() }).strict(),
-  z.object({ type: z.literal("step"), data: z.object({ action: z.string() }).strict() }).strict(),
+  z.object({ type: z.literal("step"), data: z.object({ action: z.union([z.string(), ToolCallSchema]) }).strict() }).strict(),
   z.object({ type: z.literal("run_actions"), data: z.object({ seed, level, actions: z.array(z.string()).max(100_000) }).strict() }).strict(),
   z.object({ type: z.literal("oracle_action"), data: z.object({ observation: z.string() }).strict() }).strict(),
   z.object({ type: z.literal("close") }).strict(),
@@ -73,7 +73,7 @@ export const WORKER_OUTCOME_SCHEMAS = {
   reset: outcomeSchema(z.string()),
   step: outcomeSchema(StepResultSchema),
   run_actions: outcomeSchema(z.object({ initialObservation: z.string(), steps: z.array(StepResultSchema) }).strict()),
-  oracle_action: outcomeSchema(z.string()),
+  oracle_action: outcomeSchema(z.union([z.string(), ToolCallSchema])),
 } as const;
 
 /** A request type that is answered by an `outcome` frame. */

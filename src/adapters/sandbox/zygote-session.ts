@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ActionRun, EnvProgram, EnvSession, SandboxOutcome, StepResult } from "../../spec/index.js";
+import { ToolCallSchema, type ActionRun, type EnvAction, type EnvProgram, type EnvSession, type SandboxOutcome, type StepResult } from "../../spec/index.js";
 import type { ChildMessage, Jail } from "./jail.js";
 import type { ChildFailure } from "./zygote-process.js";
 import { zygoteLimits, type SandboxLimits } from "./limits.js";
@@ -23,7 +23,7 @@ const StepReply = z
   })
   .strict();
 const StepsReply = z.object({ ok: z.literal(true), steps: z.array(StepReply.omit({ ok: true })) }).strict();
-const OracleReply = z.object({ ok: z.literal(true), action: z.string() }).strict();
+const OracleReply = z.object({ ok: z.literal(true), action: z.union([z.string(), ToolCallSchema]) }).strict();
 
 /** Where a session's jails come from (the backend's pool). */
 export interface JailSource {
@@ -144,7 +144,7 @@ export class ZygoteSession implements EnvSession {
     return this.call(episode, "reset", () => jail.start(id, request), ResetReply, (reply) => this.capObservation(reply.observation));
   }
 
-  async step(action: string): Promise<SandboxOutcome<StepResult>> {
+  async step(action: EnvAction): Promise<SandboxOutcome<StepResult>> {
     return this.request({ op: "step", action }, "step", StepReply, (reply) => this.checkStep(reply));
   }
 
@@ -183,7 +183,7 @@ export class ZygoteSession implements EnvSession {
     };
   }
 
-  async oracleAction(observation: string): Promise<SandboxOutcome<string>> {
+  async oracleAction(observation: string): Promise<SandboxOutcome<EnvAction>> {
     return this.request({ op: "oracle", observation }, "oracle", OracleReply, (reply) => ({ kind: "ok", value: reply.action }));
   }
 

@@ -24,7 +24,7 @@ Wire format with the supervisor (stdin / stdout), all integers big-endian:
 Supervisor -> zygote types:
     b"L" load program `id`:   {"env": str, "oracle": str | null, "limits": {...}}
     b"S" start episode `id`:  {"program": int, "seed": int, "level"?: int, "limits": {...}, "lane"?: int, "nonce"?: int}
-    b"R" request to episode `id`: raw JSON ({"op": "step", "action": str} or {"op": "oracle", "observation": str})
+    b"R" request to episode `id`: raw JSON ({"op": "step", "action": str | {"name", "arguments"}} or {"op": "oracle", "observation": str})
     b"K" end episode `id` (kill, reap, clean its directory; answered by an "ended" event);
          payload {"lane": int, "token": hex} for a lane episode (see Lanes), else empty
     b"U" forget program `id`
@@ -605,7 +605,20 @@ def run_child(kind, child_id, fds, limits, tmp_root, payload, program):
         os._exit(code)
 
 
-def serve(environment, oracle, limits, _read=read_request, _str=str,
+def as_action(action, _type=type, _str=str, _dict=dict):
+    """A step's action: a tool environment's call stays a dict {"name", "arguments"} (fresh from JSON); anything else is text."""
+    if _type(action) is _dict:
+        return {"name": _str.__str__(action["name"]), "arguments": action["arguments"] if _type(action["arguments"]) is _dict else {}}
+    return _str.__str__(action)
+
+
+def is_tool_call(action, _type=type, _str=str, _dict=dict, _len=len):
+    """Whether an oracle's reply is a tool call: a dict of exactly a str "name" and a dict "arguments"."""
+    return (_type(action) is _dict and _len(action) == 2 and _type(action.get("name")) is _str
+            and _type(action.get("arguments")) is _dict)
+
+
+def serve(environment, oracle, limits, _read=read_request, _str=str, _action=as_action, _is_call=is_tool_call,
           _type=type, _check=check_step_result, _send=send_reply, _failure=failure, _exit=os._exit):
     """Answers step and oracle requests until the supervisor ends the episode."""
     while True:
@@ -614,12 +627,12 @@ def serve(environment, oracle, limits, _read=read_request, _str=str,
             return
         op = request.get("op")
         if op == "step":
-            reply = _check(environment.step(_str.__str__(request["action"])), limits)
+            reply = _check(environment.step(_action(request["action"])), limits)
         elif op == "steps":
             steps = []
             reply = {"ok": True, "steps": steps}
             for action in request["actions"]:
-                result = _check(environment.step(_str.__str__(action)), limits)
+                result = _check(environment.step(_action(action)), limits)
                 if result["ok"] is not True:
                     reply = result
                     break
@@ -632,8 +645,8 @@ def serve(environment, oracle, limits, _read=read_request, _str=str,
                 reply = _failure("protocol_violation", "this program was loaded without an oracle")
             else:
                 action = oracle.act(environment, _str.__str__(request["observation"]))
-                reply = {"ok": True, "action": action} if _type(action) is _str else _failure(
-                    "protocol_violation", f"oracle act() must return str, got {_type(action).__name__}")
+                reply = {"ok": True, "action": action} if _type(action) is _str or _is_call(action) else _failure(
+                    "protocol_violation", f"oracle act() must return str or a tool call dict {{'name': str, 'arguments': dict}}, got {_type(action).__name__}")
         else:
             reply = _failure("protocol_violation", f"unknown op {op!r}")
         if not _send(reply, limits):

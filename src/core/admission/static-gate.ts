@@ -1,6 +1,7 @@
 import { EnvManifestSchema, pass, reject, type EnvPackage, type RejectVerdict, type Verdict } from "../../spec/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
 import { accepts } from "./source-inspector.js";
+import { compileToolSchemas } from "../rollout/index.js";
 
 /**
  * Reject verdict of the static gate for a manifest that does not match the
@@ -18,7 +19,7 @@ export function packageInvalid(message: string): RejectVerdict {
  * `step(self, action)`, `oracle.py` defines `act(env, observation)`. Nothing
  * runs. Reason codes: `package_invalid`, `too_large`, `syntax_error`,
  * `missing_environment_class`, `several_environment_classes`, `wrong_arity`,
- * `missing_oracle`.
+ * `missing_oracle`, `invalid_tool_schema` (a tool environment whose tool parameters Ajv cannot compile as JSON Schema).
  */
 export function staticGate(): AdmissionGate {
   return { name: "static", usesModel: false, check };
@@ -29,6 +30,13 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
   const manifest = EnvManifestSchema.safeParse(candidate.manifest);
   if (!manifest.success) {
     return packageInvalid(manifest.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
+  }
+  if (candidate.manifest.tools !== undefined) {
+    try {
+      compileToolSchemas(candidate.manifest.tools);
+    } catch (error) {
+      return reject("static", "invalid_tool_schema", (error as Error).message);
+    }
   }
   if (candidate.envSource.length > maxEnvChars || candidate.oracleSource.length > maxOracleChars) {
     return reject("static", "too_large", `env.py or oracle.py exceeds ${maxEnvChars}/${maxOracleChars} characters`, {

@@ -1,5 +1,6 @@
 import type { EnvSession } from "../../spec/index.js";
 import type { Policy } from "./policy.js";
+import { renderToolCall } from "./tool-calls.js";
 
 /**
  * The privileged reference policy: asks the loaded `oracle.py` for each action.
@@ -11,7 +12,8 @@ export function oraclePolicy(session: EnvSession): Policy {
     async act({ observation }) {
       const outcome = await session.oracleAction(observation);
       if (outcome.kind !== "ok") throw new Error(`oracle ${outcome.kind}: ${outcome.message}`);
-      return { text: outcome.value };
+      // a tool environment's oracle answers a call: the transcript holds it as the markup a Solver writes
+      return { text: typeof outcome.value === "string" ? outcome.value : renderToolCall(outcome.value) };
     },
   };
 }

@@ -7,3 +7,5 @@ export * from "./play-episode.js";
 export * from "./baseline-policies.js";
 export * from "./episode-jobs.js";
 export * from "./answer-extraction.js";
+export * from "./tool-calls.js";
+export * from "./reply-step.js";

@@ -1,5 +1,6 @@
 import { INVALID_ACTION_INFO_KEY, resetLevel, type EnvManifest, type EnvSession, type Episode, type Turn } from "../../spec/index.js";
 import type { Policy } from "./policy.js";
+import { stepReply } from "./reply-step.js";
 
 /** Options of {@link playEpisode}. */
 export interface PlayEpisodeOptions {
@@ -14,7 +15,8 @@ export interface PlayEpisodeOptions {
  * `step` alternate until the environment terminates or truncates, or the turn
  * cap is reached. The return is the sum of step rewards clipped to
  * `manifest.rewardRange`; the episode is won when the return reaches
- * `manifest.passThreshold`. A turn whose `info` says the environment refused the
+ * `manifest.passThreshold`. Each reply is applied by {@link stepReply} (a tool environment's
+ * reply is parsed into tool calls). A turn whose `info` says the environment refused the
  * action (`invalid_action: true`) is marked `invalidAction`. Sandbox failures and policy errors end the episode
  * early and are recorded in `failure`; they never throw.
  *
@@ -52,7 +54,7 @@ export async function playEpisode(
         message: `${policy.name}: ${(error as Error).message}`,
       });
     }
-    const step = await session.step(action.text);
+    const step = await stepReply(session, manifest, action.text);
     if (step.kind !== "ok") {
       return finish(reset.value, turns, false, true, { kind: step.kind, message: step.message });
     }
