@@ -11,6 +11,7 @@ import { startTestServer, testEnvironments } from "../testing/serve-fixtures.js"
 // streamable HTTP transport (real sandbox, real environment programs, 127.0.0.1 only).
 
 const LEVEL_SUM = fileURLToPath(new URL("../../fixtures/levelled-envs/level-sum", import.meta.url));
+const BANK_LEDGER = fileURLToPath(new URL("../../envs/tool-seeds/bank-ledger", import.meta.url));
 const TOKEN = "mcp-endpoint-test-token-0123456";
 
 async function connect(url: string, token = TOKEN): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
@@ -27,9 +28,31 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
 describe("MCP endpoint with the MCP SDK's client", () => {
   let test: Awaited<ReturnType<typeof startTestServer>>;
   beforeAll(async () => {
-    test = await startTestServer({ tokens: [TOKEN], packages: [...testEnvironments(), loadPackageFolder(LEVEL_SUM)] });
+    test = await startTestServer({ tokens: [TOKEN], packages: [...testEnvironments(), loadPackageFolder(LEVEL_SUM), loadPackageFolder(BANK_LEDGER)] });
   });
   afterAll(() => test.stop());
+
+  it("lists a tool environment's own tools with their schemas, and plays them as steps of its episode; bad arguments are tool errors", async () => {
+    const { client, transport } = await connect(test.server.url);
+    const { tools } = await client.listTools();
+    const transfer = tools.find((tool) => tool.name === "transfer");
+    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["list_accounts", "get_balance", "transfer"]));
+    expect(transfer?.inputSchema).toMatchObject({ type: "object", required: ["from_account", "to_account", "amount"], properties: { amount: { type: "integer" } } });
+    const early = await call(client, "list_accounts");
+    expect(early).toMatchObject({ isError: true, structuredContent: { reason: "invalid_request", message: expect.stringMatching(/reset \{"env": "bank-ledger"\} first/) } });
+    await call(client, "reset", { env: "bank-ledger", seed: 5, level: 0 });
+    const listed = await call(client, "list_accounts");
+    expect(listed.content).toEqual([{ type: "text", text: expect.stringMatching(/^Accounts: \w+, \w+$/) }]);
+    const names = (listed.content as { text: string }[])[0]?.text.replace("Accounts: ", "").split(", ") ?? [];
+    const balance = await call(client, "get_balance", { account: names[0] });
+    expect(balance.structuredContent).toMatchObject({ reward: 0, done: false, observation: { text: expect.stringMatching(/holds \d+ credits/), metadata: { step: 2 } } });
+    const refused = await call(client, "transfer", { from_account: names[0], to_account: names[1], amount: "ten" });
+    expect(refused.isError).toBe(true);
+    const final = await call(client, "step", { message: "Balance: 0" });
+    expect(final.structuredContent).toMatchObject({ reward: 0, done: true, observation: { text: expect.stringMatching(/^Not done/) } });
+    await transport.terminateSession();
+    await client.close();
+  });
 
   it("refuses bad requests with typed answers: no token, GET, an unknown session, DELETE without a session, a body that is not JSON", async () => {
     const post = (headers: Record<string, string>, body: string) => fetch(`${test.server.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body });
@@ -75,7 +98,7 @@ describe("MCP endpoint with the MCP SDK's client", () => {
   it("lists reset, step, state and list_environments with their input schemas", async () => {
     const { client, transport } = await connect(test.server.url);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(["list_environments", "reset", "state", "step"]);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(["get_balance", "list_accounts", "list_environments", "reset", "state", "step", "transfer"]);
     const reset = tools.find((tool) => tool.name === "reset");
     expect(Object.keys(reset?.inputSchema.properties ?? {}).sort()).toEqual(["env", "level", "seed"]);
     const step = tools.find((tool) => tool.name === "step");

@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { ErrorCode, isInitializeRequest, JSONRPCMessageSchema, McpError, type CallToolResult, type JSONRPCErrorResponse } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ServeRequestError } from "../spec/index.js";
+import { renderToolCall } from "../core/rollout/index.js";
 import type { EnvironmentCatalog } from "./catalog.js";
 import { readJsonBody, sendJson } from "./http-exchange.js";
 import { asServeError, PROBLEM_ANSWERS } from "./problems.js";
@@ -50,7 +51,7 @@ const MCP_ACCEPT = "application/json, text/event-stream";
  *   method `openenv/session/create` answers `{session_id}`, later requests name it in
  *   `params.session_id` and need no `initialize`, `openenv/session/close` ends it.
  *
- * Tool-use environments (issue 31) will list their own tools here as well.
+ * A tool-use environment's own tools are listed too ({@link McpEndpoint.registerEnvironmentTools}).
  */
 export class McpEndpoint {
   /** Transports of the SDK's MCP sessions, by session id. */
@@ -163,6 +164,33 @@ export class McpEndpoint {
     await transport.handleRequest(request, response, body);
   }
 
+  /**
+   * Lists every hosted tool environment's own tools (issue 31): by their names when the server hosts
+   * one tool environment (and no name collides with the endpoint's tools), else as
+   * `<environment>.<tool>`. A call is the session's next step, written as the `<tool_call>` markup a
+   * Solver writes and applied by `stepReply`, so it is validated and played exactly as one.
+   */
+  private registerEnvironmentTools(server: McpServer, call: (work: (served: ServedSession) => unknown) => Promise<CallToolResult>): void {
+    const environments = this.parts.catalog.all().filter((environment) => environment.package.manifest.tools !== undefined);
+    for (const environment of environments) {
+      for (const tool of environment.package.manifest.tools ?? []) {
+        const name = environments.length === 1 && !ENDPOINT_TOOLS.has(tool.name) ? tool.name : `${environment.name}.${tool.name}`;
+        let inputSchema: z.ZodType;
+        try {
+          inputSchema = z.fromJSONSchema(tool.parameters as Parameters<typeof z.fromJSONSchema>[0]);
+        } catch {
+          inputSchema = z.record(z.string(), z.unknown()); // stepReply still validates the arguments against the tool's own schema
+        }
+        server.registerTool(name, { description: `${tool.description} (a tool of ${environment.name}: reset that environment first)`, inputSchema: inputSchema as z.ZodObject }, (args: Record<string, unknown>) =>
+          call((served) => {
+            if (served.state().env_id !== environment.id) throw new ServeRequestError("invalid_request", `${name} is a tool of ${environment.name}: reset {"env": "${environment.name}"} first`);
+            return served.step({ message: renderToolCall({ name: tool.name, arguments: args }) });
+          }),
+        );
+      }
+    }
+  }
+
   /** An MCP server whose tools play the session `session()` gives (it throws a ServeRequestError when there is none). */
   private server(session: () => ServedSession): McpServer {
     const server = new McpServer({ name: "envforge", version: this.parts.version }, { capabilities: { tools: {} } });
@@ -198,6 +226,7 @@ export class McpEndpoint {
       (args) => call((served) => served.step({ message: args.message })),
     );
     server.registerTool("state", { description: "The session's state: episode id, step count, environment, seed, level, done, total reward." }, () => call((served) => served.state()));
+    this.registerEnvironmentTools(server, call);
     server.registerTool("list_environments", { description: "The environments this server hosts: id, name, title, and levels (count and what a level changes)." }, () =>
       call(() => ({
         environments: this.parts.catalog.all().map((environment) => ({
@@ -211,6 +240,9 @@ export class McpEndpoint {
     return server;
   }
 }
+
+/** The endpoint's own tools; an environment tool with one of these names is listed as `<environment>.<tool>`. */
+const ENDPOINT_TOOLS: ReadonlySet<string> = new Set(["reset", "step", "state", "list_environments"]);
 
 /** The `params.session_id` of a single JSON-RPC request (OpenEnv's HTTP MCP client names its session there), or null. */
 function openEnvSessionId(body: unknown): string | null {
