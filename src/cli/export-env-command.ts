@@ -81,6 +81,10 @@ export function exportEnvironments(references: readonly string[], flags: ExportE
       : { catalog: flags.envs !== undefined ? folderCatalog(flags.envs) : seedCatalog(), verdicts: new Map<string, readonly Verdict[]>() };
   const chosen = selectEnvironments(catalog, references, flags.all === true, filter);
   if (chosen.length === 0) throw new ConfigError("no environment matches the filters");
+  const tooled = chosen.filter((environment) => environment.package.manifest.tools !== undefined);
+  if (tooled.length > 0) {
+    throw new ConfigError(`${tooled.map((environment) => environment.name).join(", ")}: tool environments are not exported yet (their replies are parsed into tool calls, which the exported runtime does not do); serve them with envforge serve (MCP lists their tools)`);
+  }
   const stamp = { version: "0.1.0", exportedAt: new Date().toISOString() };
   const names = chosen.map((environment) => `${environment.name}${(environment.lineage?.generation ?? 0) > 0 ? `-g${environment.lineage?.generation}` : ""}`);
   const written: ExportedPackage[] = chosen.map((environment, index) => {

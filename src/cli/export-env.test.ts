@@ -22,6 +22,7 @@ describe("envforge export env: bad requests", () => {
     expect(() => exportEnvironments(["number-guess"], { format: "gymnasium", out, store: EVOLUTION, envs: ["envs/seeds"] })).toThrow(/either --store or --envs/);
     expect(() => exportEnvironments([], { format: "gymnasium", out, all: true, skill: "no such skill" })).toThrow(/no environment matches/);
     expect(() => exportEnvironments(["number-guess"], { format: "gymnasium", out: join(out, "missing-store"), store: join(out, "nowhere") })).toThrow(/no envforge.db there/);
+    expect(() => exportEnvironments(["bank-ledger"], { format: "openenv", out, envs: ["envs/tool-seeds"] })).toThrow(/bank-ledger: tool environments are not exported yet/);
     exportEnvironments(["number-guess"], { format: "gymnasium", out });
     expect(() => exportEnvironments(["number-guess"], { format: "gymnasium", out })).toThrow(/exists: remove it or pass --replace/);
     expect(exportEnvironments(["number-guess"], { format: "gymnasium", out, replace: true }).packages).toHaveLength(1);
