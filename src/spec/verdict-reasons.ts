@@ -48,6 +48,7 @@ export const VERDICT_REASONS = {
     random_agent_passes: "a seeded random agent wins more of its episodes (the seeds and 8 spread seeds) than a one-sided binomial test allows at admission.randomWinRate",
     invalid_action_passes: "an agent that sends only a planted invalid action wins a seed",
     fixed_reply_passes: "one of the oracle's two most common winning replies, replayed as a script, wins every seed (at least 5, plus 8 spread seeds)",
+    random_tool_calls_pass: "a tool environment: a seeded agent making schema-valid random tool calls wins more of its episodes than the binomial test allows at admission.randomWinRate",
   },
   "scorer-contract": {
     perturbed_answer_accepted: "a perturbed oracle answer (one token changed, wrong type or format, candidate lists, the answer among decoys) still wins every seed",

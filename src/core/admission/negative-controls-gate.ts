@@ -1,5 +1,5 @@
 import { pass, reject, type EnvPackage, type EnvSession, type Episode, type Verdict, type VerdictReason } from "../../spec/index.js";
-import { doNothingPolicy, randomPolicy, seededRandom, type Policy } from "../rollout/index.js";
+import { doNothingPolicy, randomPolicy, randomToolCallPolicy, seededRandom, type Policy } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
 import { playOracle, winningActions } from "./oracle-gate.js";
 import { binomialUpperTail } from "../../support/binomial.js";
@@ -13,11 +13,20 @@ export const INVALID_ACTION = "<<not a valid action>>";
  * invalid-action agents must never win; the random agent is judged by a binomial test (it may win
  * at chance, `admission.randomWinRate`) on more seeds.
  */
-const CONTROLS: readonly { readonly reason: VerdictReason<"negative-controls">; readonly policy: (seed: number) => Policy; readonly byTest?: true }[] = [
+type Control = { readonly reason: VerdictReason<"negative-controls">; readonly policy: (seed: number) => Policy; readonly byTest?: true };
+
+const CONTROLS: readonly Control[] = [
   { reason: "empty_solution_passes", policy: () => doNothingPolicy },
   { reason: "random_agent_passes", policy: (seed) => randomPolicy(seededRandom(7919 * (seed + 1))), byTest: true },
   { reason: "invalid_action_passes", policy: () => scriptedPolicy("invalid-action", [INVALID_ACTION]) },
 ];
+
+/** The controls a candidate gets: {@link CONTROLS}, and for a tool environment a seeded agent making schema-valid random tool calls (judged like the random agent). */
+function controlsOf(candidate: EnvPackage): readonly Control[] {
+  const tools = candidate.manifest.tools;
+  if (tools === undefined) return CONTROLS;
+  return [...CONTROLS, { reason: "random_tool_calls_pass", policy: (seed) => randomToolCallPolicy(tools, seededRandom(104_729 * (seed + 1))), byTest: true }];
+}
 
 /** Fewest seeds (0..n−1) the fixed-reply control needs: with fewer, the oracle's replies say too little about which answers are common. */
 export const FIXED_REPLY_MIN_SEEDS = 5;
@@ -52,7 +61,9 @@ const FIXED_REPLY = { reason: "fixed_reply_passes" } as const;
  * sweep of every answer in a multi-turn task whose oracle answers at once. Every
  * step reward must stay inside `rewardRange`. Reason codes:
  * `empty_solution_passes`, `random_agent_passes`, `invalid_action_passes`,
- * `fixed_reply_passes`, `reward_out_of_range`, `load_failed`.
+ * `fixed_reply_passes`, `random_tool_calls_pass` (tool environments: a seeded agent making
+ * schema-valid random tool calls, {@link randomToolCallPolicy}, judged by the same binomial test),
+ * `reward_out_of_range`, `load_failed`.
  */
 export function negativeControlsGate(): AdmissionGate {
   return { name: "negative-controls", usesModel: false, perLevel: true, check };
@@ -65,8 +76,8 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
   const fixedSeeds = [...seeds, ...spreadSeeds(FIXED_REPLY_SPREAD_SEEDS)];
   // one session for every control; a failure ends that control's episodes (a loss), and the executable gate already rejects crashes
   const played = await withSession(context.sandbox, candidate, false, async (session) => {
-    const results: { control: (typeof CONTROLS)[number] | typeof FIXED_REPLY; episodes: Episode[]; actions?: readonly string[] }[] = [];
-    for (const control of CONTROLS) results.push({ control, episodes: await playSeeds(session, candidate, control.byTest ? fixedSeeds : seeds, control.policy) });
+    const results: { control: Control | typeof FIXED_REPLY; episodes: Episode[]; actions?: readonly string[] }[] = [];
+    for (const control of controlsOf(candidate)) results.push({ control, episodes: await playSeeds(session, candidate, control.byTest ? fixedSeeds : seeds, control.policy) });
     for (const actions of fixedReplies) results.push({ control: FIXED_REPLY, actions, episodes: await playUntilLost(session, candidate, fixedSeeds, actions) });
     return results;
   });
@@ -89,10 +100,11 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
     }
     if ("byTest" in control && control.byTest) {
       const pValue = binomialUpperTail(won.length, episodes.length, context.settings.randomWinRate);
-      randomAgent = { wins: won.length, episodes: episodes.length, pValue };
+      if (control.reason === "random_agent_passes") randomAgent = { wins: won.length, episodes: episodes.length, pValue };
       if (pValue < context.settings.controlAlpha) {
         const rate = `${Math.round(context.settings.randomWinRate * 1000) / 10} %`;
-        return reject("negative-controls", control.reason, `the random agent wins ${won.length} of ${episodes.length} seeds; a sound task lets it win at most ${rate} of its episodes (admission.randomWinRate), and ${won.length} or more wins have probability ${pValue.toPrecision(2)} under that rate`, {
+        const who = control.reason === "random_agent_passes" ? "the random agent" : "an agent making schema-valid random tool calls";
+        return reject("negative-controls", control.reason, `${who} wins ${won.length} of ${episodes.length} seeds; a sound task lets it win at most ${rate} of its episodes (admission.randomWinRate), and ${won.length} or more wins have probability ${pValue.toPrecision(2)} under that rate`, {
           episodes: episodeSummary(episodes),
           pValue,
           actions: won[0]?.turns.map((turn) => turn.action.slice(0, 100)),
@@ -108,7 +120,7 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
     }
   }
   const fixedNote = fixedReplies.length === 0 ? { fixedReply: seeds.length < FIXED_REPLY_MIN_SEEDS ? `not played: fewer than ${FIXED_REPLY_MIN_SEEDS} seeds` : "not played: the oracle won no seed" } : { fixedReplies: fixedReplies.length, fixedReplySeeds: fixedSeeds.length };
-  return pass("negative-controls", { seeds: seeds.length, ...(randomAgent === null ? {} : { randomAgent }), controls: [...CONTROLS, ...(fixedReplies.length === 0 ? [] : [FIXED_REPLY])].map((control) => control.reason), ...fixedNote });
+  return pass("negative-controls", { seeds: seeds.length, ...(randomAgent === null ? {} : { randomAgent }), controls: [...controlsOf(candidate), ...(fixedReplies.length === 0 ? [] : [FIXED_REPLY])].map((control) => control.reason), ...fixedNote });
 }
 
 /**

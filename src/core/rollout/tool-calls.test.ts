@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ToolDefinition } from "../../spec/index.js";
+import { randomToolCallPolicy, seededRandom } from "./baseline-policies.js";
 import { compileToolSchemas, MAX_CALLS_PER_REPLY, parseToolReply, renderToolCall, toolErrorObservation } from "./tool-calls.js";
 
 // Parsing replies to a tool environment (hand-written replies; the bad input first).
@@ -71,5 +72,23 @@ describe("parseToolReply: calls and final messages", () => {
   it("renderToolCall writes what parseToolReply reads", () => {
     const call = { name: "transfer", arguments: { from_account: "elm", to_account: "fir", amount: 5 } };
     expect(parseToolReply(renderToolCall(call), TOOLS)).toEqual({ kind: "calls", calls: [call] });
+  });
+});
+
+describe("randomToolCallPolicy (admission's random tool-call control)", () => {
+  it("makes mostly schema-valid calls, drawing strings from the options the observation quotes, and some final messages", async () => {
+    const policy = randomToolCallPolicy(TOOLS, seededRandom(3));
+    const kinds = { calls: 0, final: 0, invalid: 0 };
+    const accounts = new Set<unknown>();
+    for (let turn = 0; turn < 200; turn += 1) {
+      const { text } = await policy.act({ observation: "Account 'elm' must hold 40 credits; 'fir' pays.", initialObservation: "", turns: [] });
+      const reply = parseToolReply(text, TOOLS);
+      kinds[reply.kind] += 1;
+      if (reply.kind === "calls") for (const call of reply.calls) accounts.add(call.arguments.account ?? call.arguments.from_account);
+    }
+    expect(kinds.calls).toBeGreaterThan(120);
+    expect(kinds.final).toBeGreaterThan(20);
+    expect(kinds.invalid).toBeLessThan(kinds.calls / 4);
+    expect(accounts.has("elm") && accounts.has("fir")).toBe(true);
   });
 });
