@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { dirname } from "node:path";
 import { SandboxUnavailableError } from "../../spec/index.js";
 import type { ZygoteCommand } from "./zygote-process.js";
 import { DEFAULT_SANDBOX_LIMITS } from "./limits.js";
@@ -13,8 +14,9 @@ export interface BwrapSandboxOptions extends ZygoteSandboxOptions {
   readonly bwrap?: string;
 }
 
-/** Where the zygote sits inside the jail. */
-const JAILED_ZYGOTE = "/opt/envforge/zygote.py";
+/** Where the zygote's folder (`zygote.py`, `episode_runner.py`) is bound read-only inside the jail. */
+const JAILED_ZYGOTE_DIR = "/opt/envforge";
+const JAILED_ZYGOTE = `${JAILED_ZYGOTE_DIR}/zygote.py`;
 
 /**
  * bubblewrap arguments of a jail: every namespace unshared (network included),
@@ -53,7 +55,7 @@ function bwrapLauncher(bwrap: string, python: string, tmpBytes: number): ZygoteL
     command(): ZygoteCommand {
       return {
         command: bwrap,
-        args: [...bwrapJailArgs(tmpBytes), "--ro-bind", ZYGOTE_PATH, JAILED_ZYGOTE, python, "-S", "-s", "-P", "-B", JAILED_ZYGOTE, "--tmp", "/tmp"],
+        args: [...bwrapJailArgs(tmpBytes), "--ro-bind", dirname(ZYGOTE_PATH), JAILED_ZYGOTE_DIR, python, "-S", "-s", "-P", "-B", JAILED_ZYGOTE, "--tmp", "/tmp"],
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
       };
     },

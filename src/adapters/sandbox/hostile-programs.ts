@@ -103,6 +103,13 @@ export function hostilePrograms(hostHome: string, hostFile: string): HostileProg
     step("read /etc/passwd", "forbidden", "open('/etc/passwd').read()", { evidence: "/etc/passwd" }),
     step("read /proc/self/environ", "forbidden", "open('/proc/self/environ').read()", { evidence: "/proc/self/environ" }),
     step("read /proc/1/cmdline", "forbidden", "open('/proc/1/cmdline', 'rb').read()", { evidence: "/proc/1/cmdline" }),
+    // the harness's own files are readable (tracebacks); rebinding its list from a frame's globals must not widen that
+    step(
+      "rebind the harness's readable files, then read outside",
+      "forbidden",
+      "import sys\nframe = sys._getframe()\nwhile frame is not None and 'HARNESS_FILES' not in frame.f_globals:\n    frame = frame.f_back\nif frame is not None:\n    frame.f_globals['HARNESS_FILES'] += ('/proc/self/environ',)\nopen('/proc/self/environ').read()",
+      { evidence: "/proc/self/environ" },
+    ),
     step("read the host home", "forbidden", `os.listdir(${JSON.stringify(hostHome)})`, { evidence: hostHome }),
     step(
       "scan os.environ for secrets",

@@ -30,7 +30,7 @@ function processLauncher(python: string): ZygoteLauncher {
       root ??= mkdtempSync(join(tmpdir(), "envforge-process-sandbox-"));
       return {
         command: python,
-        // the parent-death signal needs ctypes in the zygote (see capture_prctl in zygote.py); no pid namespace here kills orphans
+        // the parent-death signal needs ctypes in the zygote (see capture_prctl in zygote/episode_runner.py); no pid namespace here kills orphans
         args: ["-S", "-s", "-P", "-B", ZYGOTE_PATH, "--tmp", root, "--parent-death-signal"],
         env: { PYTHONHASHSEED: "0", PATH: "/usr/bin:/bin" },
       };

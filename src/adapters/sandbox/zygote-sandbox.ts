@@ -6,8 +6,12 @@ import type { ZygoteCommand } from "./zygote-process.js";
 import { DEFAULT_SANDBOX_LIMITS, zygoteLimits, type SandboxLimits } from "./limits.js";
 import { ZygoteSession, type JailSource } from "./zygote-session.js";
 
-/** Path of the Python zygote shipped next to this module. */
-export const ZYGOTE_PATH = fileURLToPath(new URL("./zygote.py", import.meta.url));
+/**
+ * Path of the Python zygote shipped next to this module. Its folder holds
+ * `zygote.py` (the entry point) and `episode_runner.py` (what a forked child
+ * runs), which the zygote imports from its own folder.
+ */
+export const ZYGOTE_PATH = fileURLToPath(new URL("./zygote/zygote.py", import.meta.url));
 
 /**
  * Direct lanes per jail: episodes started while one is free answer the
@@ -15,7 +19,7 @@ export const ZYGOTE_PATH = fileURLToPath(new URL("./zygote.py", import.meta.url)
  */
 export const LANES_PER_JAIL = 16;
 
-/** What a self-test child found about its own confinement (see `self_test` in `zygote.py`). */
+/** What a self-test child found about its own confinement (see `self_test` in `zygote/episode_runner.py`). */
 export interface SandboxSelfTest {
   /** rlimit name → [soft, hard] (-1 = unlimited). */
   readonly rlimits: Readonly<Record<string, readonly [number, number]>>;
