@@ -10,6 +10,7 @@ import { join } from "node:path";
 const ROOT = new URL("..", import.meta.url).pathname;
 const OUT = join(ROOT, "fixtures", "broken-envs");
 const SEEDS = join(ROOT, "envs", "seeds");
+const TOOL_SEEDS = join(ROOT, "envs", "tool-seeds");
 
 const provenance = { origin: "seed", parentId: null, generation: 0, designerModel: null, promptHash: null, corpusDocumentIds: [], createdAt: "2026-11-29T00:00:00.000Z" };
 
@@ -331,8 +332,8 @@ add("calibration-impossible", ["calibration", "too_hard"], "a six-digit number i
 });
 
 // 9 novelty: copies of seeds
-function seed(name) {
-  const folder = join(SEEDS, name);
+function seed(name, root = SEEDS) {
+  const folder = join(root, name);
   return {
     manifest: JSON.parse(readFileSync(join(folder, "env.json"), "utf8")),
     env: readFileSync(join(folder, "env.py"), "utf8"),
@@ -388,6 +389,20 @@ for (const name of ["code-breaker", "knapsack", "subset-sum", "shortest-path"]) 
     manifest: { ...s.manifest, name: "rising-run", title: "Longest rising selection", description: "Given a list of numbers, report how many can be kept, in order, so that each kept number exceeds the previous one.", provenance: designer },
     env: null, // filled from the seed by behaviouralCopy below
     oracle: "def act(env, observation):\n    best = []\n    for i, x in enumerate(env.seq):\n        best.append(1 + max([best[j] for j in range(i) if env.seq[j] < x], default=0))\n    return f\"Answer: {max(best)}\"\n",
+  });
+}
+
+// tool environments (issue 31): each breaks the bank-ledger tool seed in one way
+{
+  const s = seed("bank-ledger", TOOL_SEEDS);
+  const tools = s.manifest.tools.map((tool) => (tool.name !== "transfer" ? tool : { ...tool, parameters: { ...tool.parameters, properties: { ...tool.parameters.properties, amount: { ...tool.parameters.properties.amount, type: "integr" } } } }));
+  add("tool-schema-invalid", ["static", "invalid_tool_schema"], 'transfer\'s amount has type "integr": the tool\'s parameters is not JSON Schema', { manifest: { ...s.manifest, tools }, env: s.env, oracle: s.oracle });
+  const call = '            observation, invalid = self.call(action["name"], action["arguments"])\n';
+  if (!s.env.includes(call)) throw new Error("bank-ledger changed: update the tool-any-lookup-wins fixture");
+  add("tool-any-lookup-wins", ["negative-controls", "random_tool_calls_pass"], "any get_balance call of an existing account wins, so schema-valid random calls win far above chance (the text-only random agent never does)", {
+    manifest: s.manifest,
+    env: s.env.replace(call, `${call}            if action["name"] == "get_balance" and not invalid:\n                self.done = True\n                return (observation + " Well done.", 1.0, True, False, {})\n`),
+    oracle: s.oracle,
   });
 }
 
