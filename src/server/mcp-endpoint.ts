@@ -5,7 +5,7 @@ import { ErrorCode, isInitializeRequest, JSONRPCMessageSchema, McpError, type Ca
 import { z } from "zod";
 import { ServeRequestError } from "../spec/index.js";
 import { renderToolCall } from "../core/rollout/index.js";
-import type { EnvironmentCatalog } from "./catalog.js";
+import type { EnvironmentCatalog, ServedEnvironment } from "./catalog.js";
 import { readJsonBody, sendJson } from "./http-exchange.js";
 import { asServeError, PROBLEM_ANSWERS } from "./problems.js";
 import type { ServedSession } from "./served-session.js";
@@ -58,6 +58,8 @@ export class McpEndpoint {
   private readonly transports = new Map<string, StreamableHTTPServerTransport>();
   /** Sessions opened with `openenv/session/create`. */
   private readonly openEnvSessions = new Set<string>();
+  /** The hosted tool environments' tools, once converted ({@link environmentTools}). */
+  private toolSpecs: readonly EnvironmentTool[] | null = null;
 
   constructor(private readonly parts: McpEndpointParts) {}
 
@@ -171,24 +173,38 @@ export class McpEndpoint {
    * Solver writes and applied by `stepReply`, so it is validated and played exactly as one.
    */
   private registerEnvironmentTools(server: McpServer, call: (work: (served: ServedSession) => unknown) => Promise<CallToolResult>): void {
+    for (const tool of this.environmentTools()) {
+      server.registerTool(tool.name, { description: tool.description, inputSchema: tool.inputSchema }, (args: Record<string, unknown>) =>
+        call((served) => {
+          if (served.state().env_id !== tool.environment.id) throw new ServeRequestError("invalid_request", `${tool.name} is a tool of ${tool.environment.name}: reset {"env": "${tool.environment.name}"} first`);
+          return served.step({ message: renderToolCall({ name: tool.call, arguments: args }) });
+        }),
+      );
+    }
+  }
+
+  /** The hosted tool environments' tools as MCP tools, converted once (a stateless request builds a server per request). */
+  private environmentTools(): readonly EnvironmentTool[] {
+    if (this.toolSpecs !== null) return this.toolSpecs;
     const environments = this.parts.catalog.all().filter((environment) => environment.package.manifest.tools !== undefined);
-    for (const environment of environments) {
-      for (const tool of environment.package.manifest.tools ?? []) {
-        const name = environments.length === 1 && !ENDPOINT_TOOLS.has(tool.name) ? tool.name : `${environment.name}.${tool.name}`;
+    this.toolSpecs = environments.flatMap((environment) =>
+      (environment.package.manifest.tools ?? []).map((tool): EnvironmentTool => {
         let inputSchema: z.ZodType;
         try {
           inputSchema = z.fromJSONSchema(tool.parameters as Parameters<typeof z.fromJSONSchema>[0]);
         } catch {
           inputSchema = z.record(z.string(), z.unknown()); // stepReply still validates the arguments against the tool's own schema
         }
-        server.registerTool(name, { description: `${tool.description} (a tool of ${environment.name}: reset that environment first)`, inputSchema: inputSchema as z.ZodObject }, (args: Record<string, unknown>) =>
-          call((served) => {
-            if (served.state().env_id !== environment.id) throw new ServeRequestError("invalid_request", `${name} is a tool of ${environment.name}: reset {"env": "${environment.name}"} first`);
-            return served.step({ message: renderToolCall({ name: tool.name, arguments: args }) });
-          }),
-        );
-      }
-    }
+        return {
+          name: environments.length === 1 && !ENDPOINT_TOOLS.has(tool.name) ? tool.name : `${environment.name}.${tool.name}`,
+          call: tool.name,
+          description: `${tool.description} (a tool of ${environment.name}: reset that environment first)`,
+          inputSchema: inputSchema as z.ZodObject,
+          environment,
+        };
+      }),
+    );
+    return this.toolSpecs;
   }
 
   /** An MCP server whose tools play the session `session()` gives (it throws a ServeRequestError when there is none). */
@@ -239,6 +255,17 @@ export class McpEndpoint {
     );
     return server;
   }
+}
+
+/** A tool environment's tool as the endpoint lists it. */
+interface EnvironmentTool {
+  /** The MCP tool name (the tool's, or `<environment>.<tool>`). */
+  readonly name: string;
+  /** The name the environment knows it by. */
+  readonly call: string;
+  readonly description: string;
+  readonly inputSchema: z.ZodObject;
+  readonly environment: ServedEnvironment;
 }
 
 /** The endpoint's own tools; an environment tool with one of these names is listed as `<environment>.<tool>`. */

@@ -25,8 +25,9 @@ export const openEnvFormat: ExportFormat = {
     const { key, module, distribution, stem } = openEnvNames(environment.exportName);
     const runtime = RUNTIME_FILE.replace(/\.py$/, "");
     const usage = [
-      `# serve it: python -m ${module}.server.app --port 8000`,
+      `# serve it: python -m ${module}.server.app --port 8000   (the client needs the same package: pip install openenv==0.10.0 ./${distribution})`,
       "from openenv import AutoEnv",
+      `from ${module} import ${stem}Action`,
       "",
       `${stem}Env = AutoEnv.get_env_class(${JSON.stringify(key)})`,
       `with ${stem}Env(base_url="http://127.0.0.1:8000").sync() as env:`,

@@ -1,4 +1,5 @@
 import { pass, reject, type EnvPackage, type EnvSession, type RejectVerdict, type Verdict } from "../../spec/index.js";
+import { quotedOptions } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
 import { seedRange, withSession } from "./probe-episodes.js";
 
@@ -16,7 +17,7 @@ export const PROBE_ACTIONS: readonly string[] = ["1", "2", "test", "", "x".repea
 export function sweepAction(initialObservation: string, observation: string, turn: number): string {
   const texts = [initialObservation, observation];
   const distinct = (values: Iterable<string>) => [...new Set([...values].map((value) => value.trim()).filter((value) => value !== "" && value.length <= 40))];
-  const quoted = distinct(texts.flatMap((text) => [...text.matchAll(/'([^'\n]{1,40})'|"([^"\n]{1,40})"/g)].map((match) => match[1] ?? match[2] ?? "")));
+  const quoted = distinct(texts.flatMap(quotedOptions));
   const tokens = distinct(texts.flatMap((text) => [...[...text.matchAll(/-?\d{1,9}/g)].map((match) => match[0]), ...text.split(/[\s,.;:!?()[\]{}'"]+/)]));
   const candidates = quoted.length > 0 ? quoted : tokens;
   if (candidates.length === 0) return PROBE_ACTIONS[turn % 4] ?? "1";

@@ -10,6 +10,15 @@ export function extractAnswer(reply: string): string | null {
   return lastBoxed(reply);
 }
 
+/**
+ * The options an observation quotes, in order: the text inside each `'…'` or `"…"` of 1 to 40
+ * characters on one line (`Reply 'inc' or 'dec'` gives `inc`, `dec`). Admission's probes and
+ * random agents read an environment's moves from them, as a Solver would.
+ */
+export function quotedOptions(observation: string): string[] {
+  return [...observation.matchAll(/'([^'\n]{1,40})'|"([^"\n]{1,40})"/g)].map((match) => match[1] ?? match[2] ?? "");
+}
+
 /** Content of the last `\boxed{…}` with balanced braces, or null. */
 function lastBoxed(reply: string): string | null {
   const marker = "\\boxed{";

@@ -1,5 +1,6 @@
 import type { EnvSession, ToolDefinition } from "../../spec/index.js";
 import type { Policy } from "./policy.js";
+import { quotedOptions } from "./answer-extraction.js";
 import { renderToolCall } from "./tool-calls.js";
 
 /**
@@ -112,7 +113,7 @@ export function randomToolCallPolicy(tools: readonly ToolDefinition[], random: (
     async act(context) {
       if (tools.length === 0 || random() >= 0.8) return text.act(context);
       // the options the observation quotes ('alder') first, as a Solver reads them; else its words
-      const quoted = [...context.observation.matchAll(/'([^'\n]{1,40})'|"([^"\n]{1,40})"/g)].map((match) => match[1] ?? match[2] ?? "");
+      const quoted = quotedOptions(context.observation);
       const words = quoted.length > 0 ? quoted : context.observation.split(/[\s,.;:!?()'"]+/).filter((word) => word.length > 0 && word.length <= 40);
       const tool = pick(tools);
       return { text: renderToolCall({ name: tool.name, arguments: objectValue(tool.parameters, words, 0) }) };
