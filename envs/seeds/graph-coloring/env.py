@@ -100,11 +100,13 @@ class GraphColoringEnv:
         self.done = False
         tries = f" You have {self.tries_left} tries." if self.tries_left > 1 else ""
         edge_text = ", ".join(f"{LABELS[u]}-{LABELS[v]}" for u, v in self.edges)
+        # the form names this graph's nodes; its colours (all 1) are never a valid answer
+        form = ",".join(f"{LABELS[i]}=1" for i in range(self.nodes))
         return (
             f"Graph with nodes {LABELS[0]}-{LABELS[self.nodes - 1]} and edges: {edge_text}.\n"
             f"Give each node a colour from 1 to {self.colors} so that the two ends of every edge "
-            "have different colours. Reply with every node on one line, e.g. "
-            f"'A=1,B=2,C=3,...'.{tries}"
+            f"have different colours. Reply with every node on one line, in the form '{form}' "
+            f"with your colours.{tries}"
         )
 
     def malformed(self, coloring):

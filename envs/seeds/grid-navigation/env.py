@@ -8,7 +8,8 @@ reaching the goal; the episode is truncated when the moves run out. Every grid
 is checked with breadth-first search at generation time, so it is solvable.
 
 The level sets the grid size, the wall density and the range of shortest-route
-lengths (LEVELS below); level 5 is the family's size before levels (8x8).
+lengths (LEVELS below); level 0 also says where the goal lies from the agent ('1 down
+and 1 right'); level 5 is the family's size before levels (8x8).
 """
 
 import random
@@ -18,7 +19,7 @@ from collections import deque
 # One row per level: the grid is size x size, each cell is a wall with chance wallProb,
 # the shortest route (in moves) lies in minDist..maxDist, and the budget adds slack moves.
 LEVELS = [
-    {"size": 3, "wallProb": 0.15, "minDist": 2, "maxDist": 3, "slack": 1},  # 2-3 moves and 1 spare: level 0 fits the quick start's 3-turn cap and the random control still loses
+    {"size": 3, "wallProb": 0.15, "minDist": 1, "maxDist": 2, "slack": 1, "offset": True},  # 1-2 moves and 1 spare, the goal's offset said: level 0 fits the quick start's 3-turn cap and the random control still loses
     {"size": 4, "wallProb": 0.2, "minDist": 4, "maxDist": 6, "slack": 4},
     {"size": 5, "wallProb": 0.22, "minDist": 5, "maxDist": 8, "slack": 4},
     {"size": 6, "wallProb": 0.25, "minDist": 6, "maxDist": 11, "slack": 4},
@@ -80,6 +81,7 @@ class GridNavigationEnv:
     def __init__(self):
         self.level = 0
         self.size = LEVELS[0]["size"]
+        self.offset = False
         self.walls = set()
         self.pos = (0, 0)
         self.goal = (0, 0)
@@ -98,16 +100,23 @@ class GridNavigationEnv:
             rows.append(row)
         return "\n".join(rows)
 
+    def offset_text(self):
+        """Where the goal lies from the agent, in moves ('1 down and 2 right'), for levels that say it."""
+        rows, cols = self.goal[0] - self.pos[0], self.goal[1] - self.pos[1]
+        parts = ([f"{abs(rows)} {'down' if rows > 0 else 'up'}"] if rows else []) + \
+            ([f"{abs(cols)} {'right' if cols > 0 else 'left'}"] if cols else [])
+        return f" The goal is {' and '.join(parts)} from you." if parts else ""
+
     def status(self):
         return (f"{self.render()}\nYou (A) are at row {self.pos[0]}, col {self.pos[1]}; "
-                f"goal (G) at row {self.goal[0]}, col {self.goal[1]}. "
-                f"Moves left: {self.budget - self.turns}.")
+                f"goal (G) at row {self.goal[0]}, col {self.goal[1]}."
+                f"{self.offset_text() if self.offset else ''} Moves left: {self.budget - self.turns}.")
 
     def reset(self, seed: int, level: int = 0) -> str:
         if not 0 <= level < len(LEVELS):
             raise ValueError(f"level must be 0..{len(LEVELS) - 1}, got {level}")
         row = LEVELS[level]
-        self.level, self.size = level, row["size"]
+        self.level, self.size, self.offset = level, row["size"], row.get("offset", False)
         rng = random.Random(seed)
         self.walls, self.pos, self.goal, shortest = make_grid(rng, row)
         self.budget = shortest + row["slack"]

@@ -7,7 +7,7 @@ Reward 1.0 for the exact optimum, 0.0 otherwise. From level 2 on,
 instances are chosen so that the greedy value-per-weight heuristic is not
 optimal when such an instance is found within a few tries.
 
-The level sets the number of items and the number of tries (LEVELS below): at
+The level sets the number of items (level 0: one item, which fits) and the number of tries (LEVELS below): at
 levels 0 and 1 a wrong answer is told so and the agent may answer again (3 and
 2 tries), from level 2 on there is one answer. Level 4 is the family's size
 before levels (7 items, one try).
@@ -19,7 +19,7 @@ import re
 # One row per level: items, weights 1..maxItemWeight, values 1..maxItemValue, and how many
 # random instances are tried in search of one where greedy fails (1: take the first).
 LEVELS = [
-    {"items": 2, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 1, "tries": 3},
+    {"items": 1, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 1, "tries": 3},    # one item, and it fits
     {"items": 3, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 1, "tries": 2},
     {"items": 5, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30, "tries": 1},
     {"items": 6, "maxItemWeight": 12, "maxItemValue": 40, "greedyTries": 30, "tries": 1},

@@ -17,7 +17,7 @@ import re
 
 # One row per level: how many numbers are in the sequence, and how many answers may be given.
 LEVELS = [
-    {"length": 5, "tries": 3},
+    {"length": 4, "tries": 3},
     {"length": 7, "tries": 2},
     {"length": 9, "tries": 1},
     {"length": 12, "tries": 1},

@@ -21,7 +21,7 @@ START_RANGE = (1, 15)
 # ranges do not overlap, so no two levels build the same instance from a seed), the
 # register must stay within 0..max_value, and the budget is that fewest plus slack.
 LEVELS = [
-    {"target_range": (2, 40), "min_steps": 1, "max_steps": 2, "max_value": 999, "slack": 2},
+    {"target_range": (2, 40), "min_steps": 1, "max_steps": 1, "max_value": 999, "slack": 2},   # one operation away
     {"target_range": (5, 80), "min_steps": 3, "max_steps": 3, "max_value": 999, "slack": 2},
     {"target_range": (10, 150), "min_steps": 4, "max_steps": 4, "max_value": 999, "slack": 2},
     {"target_range": (40, 300), "min_steps": 5, "max_steps": 9, "max_value": 999, "slack": 2},  # STATIC_LEVEL

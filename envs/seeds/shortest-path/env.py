@@ -5,7 +5,8 @@ positive integer weights, plus a start node and an end node. It must reply with
 the length (total weight) of the shortest path between them as one integer.
 Reward 1.0 for the exact distance, 0.0 otherwise. The level (LEVELS) sets the
 number of nodes, the edges added to the spanning tree, the largest weight and
-the number of tries: at levels 0 and 1 a wrong answer is told so and the agent
+the number of tries (at level 0 the end node is a neighbour of the start: the answer is one
+edge's weight): at levels 0 and 1 a wrong answer is told so and the agent
 may answer again (3 and 2 tries), from level 2 on there is one answer.
 """
 
@@ -16,7 +17,7 @@ import re
 # One entry per level, easiest first: nodes are labelled A, B, C, ...; extra_edges
 # are added on top of a random spanning tree; weights are drawn from 1..max_weight.
 LEVELS = [
-    {"nodes": 3, "extra_edges": 0, "max_weight": 9, "tries": 3},
+    {"nodes": 3, "extra_edges": 0, "max_weight": 9, "tries": 3, "adjacent": True},  # the end node is a neighbour of the start
     {"nodes": 4, "extra_edges": 3, "max_weight": 12, "tries": 2},
     {"nodes": 5, "extra_edges": 3, "max_weight": 15, "tries": 1},
     {"nodes": 6, "extra_edges": 4, "max_weight": 15, "tries": 1},
@@ -95,7 +96,11 @@ class ShortestPathEnv:
         self.source = rng.randrange(self.nodes)
         dist = dijkstra(self.edges, self.source, self.nodes)
         # Ask for the farthest node so the answer is a sum of several weights.
-        self.target = max(range(self.nodes), key=lambda n: (dist[n], n))
+        ends = range(self.nodes)
+        if config.get("adjacent"):
+            # level 0: one edge joins the two nodes (in a tree, that edge is the shortest path)
+            ends = [v if u == self.source else u for u, v, _ in self.edges if self.source in (u, v)]
+        self.target = max(ends, key=lambda n: (dist[n], n))
         self.answer = dist[self.target]
         self.turns = 0
         self.tries_left = config["tries"]

@@ -5,7 +5,8 @@ with the indices (1-based, comma-separated) of a subset whose numbers add up to
 the target exactly. A subset with the target sum is planted when the instance is
 generated, but any subset with the right sum wins. Reward 1.0 for a valid
 subset, 0.0 otherwise. The level (LEVELS) sets how many numbers are listed, their
-range, the size of the planted subset and the number of tries: at levels 0 and 1
+range, the size of the planted subset (one number at level 0: the target is in the list)
+and the number of tries: at levels 0 and 1
 a wrong answer is told what its numbers sum to and the agent may answer again (3
 and 2 tries), from level 2 on there is one answer.
 """
@@ -16,7 +17,7 @@ import re
 # One entry per level, easiest first: count numbers are listed, drawn from
 # min_value..max_value, and the planted subset has min_subset..max_subset of them.
 LEVELS = [
-    {"count": 3, "min_value": 1, "max_value": 20, "min_subset": 2, "max_subset": 2, "tries": 3},
+    {"count": 3, "min_value": 1, "max_value": 20, "min_subset": 1, "max_subset": 1, "tries": 3},  # the target is one of the numbers
     {"count": 4, "min_value": 1, "max_value": 30, "min_subset": 2, "max_subset": 3, "tries": 2},
     {"count": 6, "min_value": 5, "max_value": 50, "min_subset": 2, "max_subset": 3, "tries": 1},
     {"count": 8, "min_value": 10, "max_value": 99, "min_subset": 3, "max_subset": 4, "tries": 1},
@@ -33,14 +34,15 @@ INT_RE = re.compile(r"(?<!\d)\d{1,3}(?!\d)")
 
 
 def make_instance(rng, config):
-    """Return (numbers, planted index list, target) with the target not in numbers."""
+    """Return (numbers, planted index list, target): with a planted subset of one, the target is one
+    of the numbers and no other number equals it; otherwise the target is not among the numbers."""
     count = config["count"]
     while True:
         numbers = [rng.randint(config["min_value"], config["max_value"]) for _ in range(count)]
         size = rng.randint(config["min_subset"], config["max_subset"])
         planted = sorted(rng.sample(range(count), size))
         target = sum(numbers[i] for i in planted)
-        if target not in numbers:
+        if (numbers.count(target) == 1) if size == 1 else (target not in numbers):
             return numbers, planted, target
 
 
@@ -79,7 +81,7 @@ class SubsetSumEnv:
             f"Numbers: {listing}.\n"
             f"Target: {self.target}.\n"
             "Choose some of the numbers (each at most once) whose sum is exactly the target. "
-            "Reply with their indices, comma-separated, in the form 'Indices: i,j,k' "
+            "Reply with their indices, comma-separated, in the form 'Indices: 1,3' "
             f"(as many as needed).{tries}"
         )
 
