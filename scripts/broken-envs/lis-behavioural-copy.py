@@ -1,7 +1,7 @@
 import random
 import re
 
-SIZES = [5, 7, 9, 12, 15, 20, 25, 30]
+SIZES = [4, 7, 9, 12, 15, 20, 25, 30]
 ANSWERS = [3, 2, 1, 1, 1, 1, 1, 1]
 
 
