@@ -43,6 +43,29 @@ describe("envforge eval flags", () => {
     await expect(evalCommand({ store: scratch, suite: ["heldout-seeds"] })).rejects.toThrow(new ConfigError(`the eval store ${scratch} is a folder, not a store file; give a file path (e.g. ${join(scratch, "eval.db")})`));
   });
 
+  it("refuse --compare without ids instead of taking the next flag as an id (the built CLI exits 2)", () => {
+    const scratch = mkdtempSync(join(tmpdir(), "envforge-eval-compare-flags-"));
+    folders.push(scratch);
+    const store = join(scratch, "eval.db");
+    new SqliteEvalStore(store).close();
+    for (const args of [["--compare", "--json", "--store", store], ["--compare", "--store", store], ["--store", store, "--compare", "--json", "aaaa", "bbbb"]]) {
+      const result = spawnSync("node", [BIN, "eval", ...args], { encoding: "utf8" });
+      expect({ args, status: result.status }).toEqual({ args, status: 2 });
+      expect(result.stderr).toMatch(/--compare takes two eval ids \(see --list\), not the flag --(json|store)/);
+    }
+  }, 60_000);
+
+  it("leave no store file behind when the evaluation fails before anything is stored (the model cannot be loaded)", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "envforge-eval-no-store-"));
+    folders.push(scratch);
+    const store = join(scratch, "eval.db");
+    await expect(evalCommand({ suite: [`envs:${LEVELLED}`], model: join(scratch, "missing.gguf"), store })).rejects.toThrow(/missing\.gguf/);
+    expect(existsSync(store)).toBe(false);
+    const result = spawnSync("node", [BIN, "eval", "--suite", "heldout-seeds", "--model", join(scratch, "missing.gguf"), "--store", store], { encoding: "utf8" });
+    expect(result.status).toBe(2);
+    expect(existsSync(store)).toBe(false);
+  }, 60_000);
+
   it("refuse an envs: suite that names no folder, a file or a folder without packages, before any model loads or store is written", async () => {
     const scratch = mkdtempSync(join(tmpdir(), "envforge-eval-envs-"));
     folders.push(scratch);

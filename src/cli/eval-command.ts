@@ -100,7 +100,8 @@ function refuseFolderStore(path: string): void {
  * code: 0, or 1 when every item failed with a model error. With `--levels`, every episode seed of
  * the environment suites is played at each level ({@link levelsOf}: a levelled environment must
  * have every listed level; a family of one level plays level 0 and skips the others with a note);
- * Reasoning Gym ignores it with a warning.
+ * Reasoning Gym ignores it with a warning. The store file is opened only once the model (and the
+ * sandbox) are open, so an evaluation that fails to start leaves no empty store behind.
  *
  * @throws ConfigError for bad flags or config, before any model loads
  * @throws LevelOutOfRangeError for a listed level a levelled environment lacks, before any model loads
@@ -137,11 +138,12 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
       plan,
       createdAt: new Date().toISOString(),
     };
-    evalStore = new SqliteEvalStore(storePath);
     if (plans.some((suite) => suite.kind === "environments")) sandbox = openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`));
     // the engine options come from the eval's config (the run's stored config overridden by --config), not the run's alone
     const engine = { ...modelOptionsOf(config), sequences: settings.concurrency };
     model = flags.run === undefined ? await openModel(config.model.spec, engine) : (await openCheckpointModel(flags.run, step ?? 0, engine)).model;
+    // the store is opened only now, so an evaluation that fails before its first write (no model, no sandbox) leaves no empty store file
+    evalStore = new SqliteEvalStore(storePath);
     removeStopHandlers = onStopSignals(() => {
       progress.stop();
       process.stderr.write(`\nenvforge: interrupted; finished items are stored in ${storePath}. Run the same command again to resume eval ${record.id}.\n`);

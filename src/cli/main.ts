@@ -281,6 +281,15 @@ function fraction(name: string) {
   };
 }
 
+/**
+ * The values of `--compare <ids...>`, one at a time: commander takes the word after the flag as its first
+ * value even when it is another flag (`eval --compare --json`), so a value that starts with `-` is refused.
+ */
+function evalIds(value: string, previous: readonly string[] | undefined): string[] {
+  if (value.startsWith("-")) throw new InvalidArgumentError(`--compare takes two eval ids (see --list), not the flag ${value}: give the ids right after --compare`);
+  return [...(previous ?? []), value];
+}
+
 function choice(name: string, allowed: readonly string[]) {
   return (value: string): string => {
     if (!allowed.includes(value)) throw new InvalidArgumentError(`${name} must be one of ${allowed.join(", ")}`);
@@ -308,7 +317,7 @@ program
   .option("--timeout <s>", "seconds per generation before the item is a model_timeout (config: eval.timeoutMs)", integer("--timeout", 1))
   .option("--store <file>", "eval store (config: eval.store; default <run>/eval.db or runs/eval.db)")
   .option("--config <file>", "JSON config file (see docs/configuration.md)")
-  .option("--compare <ids...>", "print A − B win-rate differences with 95% intervals for two stored evals (ids or prefixes)")
+  .option("--compare <ids...>", "print A − B win-rate differences with 95% intervals for two stored evals (ids or prefixes)", evalIds)
   .option("--list", "list the evaluations in the store")
   .option("--json", "print JSON ({ model, suites: [{ name, items, winRate, low, high, ... }], buckets: { name: { winRate, low, high, ... } } })")
   .addHelpText("after", "\nRunning the same command again resumes an interrupted evaluation. Exit codes: 0 done; 1 the model answered no item; 2 bad flags, config or set-up.")
