@@ -101,3 +101,15 @@ describe("commands quoted in the README and the docs", () => {
     expect(problemOf("export tensorboard --out runs/demo --to ~/tb")).toBeNull();
   }, 120_000);
 });
+
+// A command's exit codes, as its --help states them, are on its topic page too (issue 34: serve's exit code 2 was undocumented).
+const EXIT_CODE_PAGES: Readonly<Record<string, string>> = { serve: "docs/serving.md" };
+
+describe("exit codes in the docs", () => {
+  it.each(Object.entries(EXIT_CODE_PAGES))("%s: its topic page states the exit codes its --help gives", (command, page) => {
+    const text = execFileSync(process.execPath, [BIN, command, "--help"], { encoding: "utf8" }).replace(/\s+/g, " ");
+    const codes = /Exit codes: [^.]*\./.exec(text)?.[0];
+    expect(codes).toBeDefined();
+    expect(readFileSync(join(ROOT, page), "utf8").replace(/\s+/g, " ")).toContain(codes);
+  }, 60_000);
+});
