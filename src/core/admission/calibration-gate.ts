@@ -38,7 +38,7 @@ export interface LevelProbe {
  * counts as a loss; the next play gets a fresh session. A stage is played
  * whole before its plays are checked in order: the first that could not load
  * (also a fresh session after a crash) rejects `load_failed`, the first out of
- * range `reward_out_of_range`. Every step reward must stay inside `rewardRange`.
+ * range `reward_out_of_range`. Every step reward and each play's running return must stay inside `rewardRange`.
  * Reason codes: `too_hard` (rate ≤ bandLow), `too_easy` (rate ≥ bandHigh),
  * `reward_out_of_range`, `model_missing`, `load_failed`.
  */

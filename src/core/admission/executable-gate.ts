@@ -1,7 +1,7 @@
 import { pass, reject, type EnvPackage, type EnvSession, type RejectVerdict, type Verdict } from "../../spec/index.js";
 import { quotedOptions } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
-import { seedRange, withSession } from "./probe-episodes.js";
+import { REWARD_RANGE_TOLERANCE, seedRange, withSession } from "./probe-episodes.js";
 
 /** Probe actions sent as the first action of a fresh episode of every probe seed. */
 export const PROBE_ACTIONS: readonly string[] = ["1", "2", "test", "", "x".repeat(10_240), "ünïcødé → 日本語 ✓"];
@@ -24,8 +24,6 @@ export function sweepAction(initialObservation: string, observation: string, tur
   return candidates[turn % candidates.length] as string;
 }
 
-/** Tolerance of reward-range checks (float sums). */
-const EPSILON = 1e-9;
 
 /**
  * Gate 2: the program loads; `reset` runs for every probe seed; `step` accepts
@@ -73,7 +71,7 @@ async function probe(session: EnvSession, candidate: EnvPackage, seeds: readonly
       if (step.kind !== "ok") {
         return reject("executable", stepReason(step.kind), `step(${JSON.stringify(shown)}) failed on seed ${seed}: ${step.message}`, { kind: step.kind, seed, action: shown, detail: step.detail });
       }
-      if (step.value.reward < low - EPSILON || step.value.reward > high + EPSILON) {
+      if (step.value.reward < low - REWARD_RANGE_TOLERANCE || step.value.reward > high + REWARD_RANGE_TOLERANCE) {
         return reject("executable", "reward_out_of_range", `step(${JSON.stringify(shown)}) on seed ${seed} gave reward ${step.value.reward} outside [${low}, ${high}]`, { seed, action: shown, reward: step.value.reward });
       }
     }
@@ -91,7 +89,7 @@ async function probe(session: EnvSession, candidate: EnvPackage, seeds: readonly
       }
       observation = step.value.observation;
       total += step.value.reward;
-      if (step.value.reward < low - EPSILON || step.value.reward > high + EPSILON || total < low - EPSILON || total > high + EPSILON) {
+      if (step.value.reward < low - REWARD_RANGE_TOLERANCE || step.value.reward > high + REWARD_RANGE_TOLERANCE || total < low - REWARD_RANGE_TOLERANCE || total > high + REWARD_RANGE_TOLERANCE) {
         return reject("executable", "reward_out_of_range", `seed ${seed}, turn ${turn + 1}: reward ${step.value.reward} (running return ${total}) outside [${low}, ${high}]`, { seed, turn: turn + 1, reward: step.value.reward, total });
       }
       ended = step.value.terminated || step.value.truncated;

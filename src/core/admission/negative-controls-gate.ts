@@ -59,7 +59,7 @@ const FIXED_REPLY = { reason: "fixed_reply_passes" } as const;
  * (p = 0.5: 2·10⁻⁵; p = 0.77, "is N prime" for N ≤ 200: 1.5 %), and a task that a
  * constant wins with p = 0.97 is caught 61 % of the time. Not caught: a fixed
  * sweep of every answer in a multi-turn task whose oracle answers at once. Every
- * step reward must stay inside `rewardRange`. Reason codes:
+ * step reward and each episode's running return must stay inside `rewardRange`. Reason codes:
  * `empty_solution_passes`, `random_agent_passes`, `invalid_action_passes`,
  * `fixed_reply_passes`, `random_tool_calls_pass` (tool environments: a seeded agent making
  * schema-valid random tool calls, {@link randomToolCallPolicy}, judged by the same binomial test),

@@ -34,10 +34,10 @@ export function playOracle(candidate: EnvPackage, context: AdmissionContext): Or
 
 /**
  * Gate 4: the oracle reaches the pass threshold on every one of the seeds
- * (default 8) within `maxTurns`, every step reward inside `rewardRange`.
+ * (default 8) within `maxTurns`, every step reward and the running return inside `rewardRange`.
  * Reason codes: `load_failed` (env.py or oracle.py), `reward_out_of_range` (a
  * step of the oracle's episode paid outside the declared range, e.g. 1.5 for
- * some right answers in a [0, 1] task), `oracle_error` (the oracle or the environment failed during its
+ * some right answers in a [0, 1] task, or its running return left it through steps in range), `oracle_error` (the oracle or the environment failed during its
  * episode), `oracle_too_slow` (turn cap reached below the threshold),
  * `oracle_failed` (the episode ended below the threshold); per-seed returns in
  * the evidence.

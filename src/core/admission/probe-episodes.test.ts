@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { BwrapSandbox } from "../../adapters/sandbox/index.js";
-import { fromPackageDocument } from "../../adapters/package-files/index.js";
+import { fromPackageDocument, loadPackageFolder } from "../../adapters/package-files/index.js";
 import { playEpisode } from "../rollout/index.js";
 import { invalidStepResult, rewardRangeViolation, scriptedPolicy, withSession } from "./probe-episodes.js";
+import { oracleGate } from "./oracle-gate.js";
 import { scorerContractGate } from "./scorer-contract-gate.js";
 import { parseConfig } from "../../config/index.js";
 import { testAdmissionResources } from "../../testing/admission-resources.js";
@@ -43,7 +44,36 @@ describe("withSession", () => {
     if (unchecked.kind !== "ok") throw new Error(unchecked.message);
     expect(unchecked.value.failure).toBeUndefined();
     expect(unchecked.value.turns[0]?.reward).toBe(1.5);
-    expect(rewardRangeViolation("oracle", [unchecked.value], pkg)).toBeNull();
+    // unchecked, the step's reward is still in the episode, and its return leaves the range
+    expect(rewardRangeViolation("oracle", [unchecked.value], pkg)).toMatchObject({ reason: "reward_out_of_range", evidence: { seed: 0, turn: 1, total: 1.5 } });
+  }, 30_000);
+});
+
+describe("rewardRangeViolation of a return built from steps in range", () => {
+  const episode = (rewards: readonly number[]) => ({
+    seed: 3,
+    initialObservation: "start",
+    turns: rewards.map((reward, index) => ({ action: `move ${index}`, observation: "next", reward })),
+    return: 1,
+    won: true,
+    terminated: true,
+    truncated: false,
+  });
+
+  it("rejects two steps of 0.6 in a [0, 1] task at the turn the running return left the range, and passes a return that stays in it", () => {
+    expect(rewardRangeViolation("oracle", [episode([0.5, 0.5]), episode([0, 0.6, 0.6])], pkg)).toMatchObject({
+      status: "reject",
+      gate: "oracle",
+      reason: "reward_out_of_range",
+      evidence: { seed: 3, turn: 3, total: 1.2, rewardRange: [0, 1] },
+    });
+    expect(rewardRangeViolation("oracle", [episode([0.5, 0.5]), episode([0.3, 0.3, 0.4])], pkg)).toBeNull();
+  });
+
+  it("makes the oracle gate reject fixtures/broken-envs/running-return-above-range-on-oracle-path (0.6 then 1.0 on the oracle's path)", async () => {
+    const candidate = loadPackageFolder("fixtures/broken-envs/running-return-above-range-on-oracle-path");
+    const verdict = await oracleGate().check(candidate, { ...testAdmissionResources(), sandbox, settings: parseConfig({}).admission, pool: [] });
+    expect(verdict).toMatchObject({ status: "reject", gate: "oracle", reason: "reward_out_of_range", evidence: { total: 1.6 } });
   }, 30_000);
 });
 

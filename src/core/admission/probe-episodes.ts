@@ -65,20 +65,35 @@ export function spreadSeeds(count: number): number[] {
   return Array.from({ length: count }, (_, index) => low + index * width + ((7919 * (index + 1)) % width));
 }
 
+/** Tolerance of reward-range checks, for float sums of step rewards. */
+export const REWARD_RANGE_TOLERANCE = 1e-9;
+
 /**
- * The `reward_out_of_range` reject of `gate` for the first episode the sandbox
- * ended because a step reward left the declared range, or null when none did.
+ * The `reward_out_of_range` reject of `gate` for the first episode that left the declared
+ * `rewardRange`: the sandbox ended it because a step reward did, or its running return (the
+ * unclipped sum of its step rewards) did through steps that are each in range, e.g. two steps of
+ * 0.6 in a [0, 1] task (the clipped return hides it); null when none did. The evidence names the
+ * seed and the 1-based turn, and for a running return its `total`.
  */
 export function rewardRangeViolation(gate: AdmissionGateName, episodes: readonly Episode[], candidate: EnvPackage): RejectVerdict | null {
-  const failed = episodes.find((episode) => episode.failure?.kind === "reward_out_of_range");
-  if (failed?.failure === undefined) return null;
   const [low, high] = candidate.manifest.rewardRange;
-  return reject(gate, "reward_out_of_range", `seed ${failed.seed}, turn ${failed.turns.length + 1}: ${failed.failure.message}`, {
-    seed: failed.seed,
-    turn: failed.turns.length + 1,
-    rewardRange: [low, high],
-    actions: failed.turns.map((turn) => turn.action.slice(0, 100)),
-  });
+  for (const episode of episodes) {
+    const evidence = (turn: number) => ({ seed: episode.seed, turn, rewardRange: [low, high], actions: episode.turns.slice(0, turn).map((played) => played.action.slice(0, 100)) });
+    if (episode.failure?.kind === "reward_out_of_range") {
+      return reject(gate, "reward_out_of_range", `seed ${episode.seed}, turn ${episode.turns.length + 1}: ${episode.failure.message}`, evidence(episode.turns.length + 1));
+    }
+    let total = 0;
+    for (const [index, played] of episode.turns.entries()) {
+      total += played.reward;
+      if (total < low - REWARD_RANGE_TOLERANCE || total > high + REWARD_RANGE_TOLERANCE) {
+        return reject(gate, "reward_out_of_range", `seed ${episode.seed}, turn ${index + 1}: the running return ${total} left the declared range [${low}, ${high}]`, {
+          ...evidence(index + 1),
+          total,
+        });
+      }
+    }
+  }
+  return null;
 }
 
 /**

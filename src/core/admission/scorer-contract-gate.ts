@@ -97,8 +97,8 @@ function changeOneToken(answer: string, by: number): string {
  * least two) shows a scorer that accepts wrong answers. Candidate lists
  * (neighbouring values, several tokens, the whole small range) are tried on
  * single-turn and multi-turn tasks; extra text and word candidate lists on
- * single-turn tasks only (one right answer). Every step reward must stay
- * inside `rewardRange`. Requiring every seed
+ * single-turn tasks only (one right answer). Every step reward and each episode's
+ * running return must stay inside `rewardRange`. Requiring every seed
  * keeps tasks with several right answers (where one changed token can be
  * right by chance) from false rejections. Reason codes:
  * `perturbed_answer_accepted` (evidence: kind, the perturbed action, seeds),
