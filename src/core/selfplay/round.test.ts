@@ -5,7 +5,7 @@ import { SqliteStore } from "../../adapters/store/index.js";
 import { NoopTrainer } from "../../adapters/trainer/index.js";
 import { loadSeedPackages } from "../../adapters/package-files/index.js";
 import { readCorpus } from "../../adapters/corpus/index.js";
-import { ModelUnavailableError, packageId, type Store } from "../../spec/index.js";
+import { ModelUnavailableError, packageId, type LanguageModel, type Store } from "../../spec/index.js";
 import { answersWithHintOnly, designCompletion, ScriptedModel, SECRET_42 } from "../../testing/scripted-model.js";
 import { buildGates } from "../admission/index.js";
 import { testAdmissionResources } from "../../testing/admission-resources.js";
@@ -174,6 +174,49 @@ describe("self-play round (scripted fake model)", () => {
     // a round run in one go has no earlier seconds
     const { report: single } = await round([good], freshStore(), 1, undefined, ticking());
     expect(single.earlierSeconds).toBeUndefined();
+  });
+
+  it("names a design whose every attempt was cut at designer.maxTokens by its attempts' verdict in the progress lines and the round report", async () => {
+    // a scaffold cut off inside generate(): every attempt is parse/missing_environment, each reply cut at the token bound
+    const cut = "```python\nNAME = \"loop\"\nTITLE = \"Loop\"\ndef generate(rng):\n    while True:\n        x = 1\n        x = 1\n";
+    const scripted = new ScriptedModel([cut], reviewsAccept);
+    const model: LanguageModel = {
+      id: scripted.id,
+      async generate(messages, options) {
+        const generation = await scripted.generate(messages, options);
+        return messages[0]?.content.startsWith("You are the Designer") ? { ...generation, finishReason: "length" } : generation;
+      },
+      close: () => scripted.close(),
+    };
+    const settings = parseConfig({ plays: 2, solver: { environments: 1, maxTurns: 3 }, designer: { designs: 1, repairTurns: 2 }, admission: { seeds: 4, probeSeeds: 2, skip: ["calibration"] } });
+    const lines: string[] = [];
+    const store = freshStore();
+    const report = await runRound(1, {
+      config: settings,
+      model,
+      sandbox,
+      store,
+      trainer: new NoopTrainer(),
+      corpus,
+      gates: buildGates(settings.admission),
+      admission: testAdmissionResources(),
+      progress: {
+        unitProgress: (_round, phase, detail) => phase === "designer" && lines.push(detail),
+        unitDone: (_round, phase, detail) => phase === "designer" && lines.push(detail),
+      },
+      now: fixedNow,
+    });
+    const [design] = store.listDesigns(1);
+    expect([...(design?.repairs ?? []), design].map((attempt) => attempt?.verdicts.at(-1))).toEqual(
+      Array.from({ length: 3 }, () => expect.objectContaining({ gate: "parse", reason: "missing_environment" })),
+    );
+    expect(lines).toEqual([
+      expect.stringMatching(/^design 0 attempt 1: rejected by parse: missing_environment \(cut at designer.maxTokens\)/),
+      expect.stringMatching(/^design 0 attempt 2: rejected by parse: missing_environment \(cut at designer.maxTokens\)/),
+      "design 0: rejected: missing_environment",
+    ]);
+    // the round's rejections, which the run summary prints as they are (cli.test.ts)
+    expect(report.rejected).toEqual({ missing_environment: 1 });
   });
 
   it("refuses to reuse a run directory without --resume", async () => {
