@@ -213,7 +213,8 @@ describe("self-play round (scripted fake model)", () => {
     expect(lines).toEqual([
       expect.stringMatching(/^design 0 attempt 1: rejected by parse: missing_environment \(cut at designer.maxTokens\)/),
       expect.stringMatching(/^design 0 attempt 2: rejected by parse: missing_environment \(cut at designer.maxTokens\)/),
-      "design 0: rejected: missing_environment",
+      // the last attempt has no repair-turn line of its own: the final line names its gate and number
+      "design 0: rejected by parse: missing_environment (attempt 3)",
     ]);
     // the round's rejections, which the run summary prints as they are (cli.test.ts)
     expect(report.rejected).toEqual({ missing_environment: 1 });

@@ -185,9 +185,11 @@ export async function runRound(round: number, deps: RoundDependencies): Promise<
     learningPotential = result.learningPotential;
     store.setMeta(LEARNING_POTENTIAL_META, learningPotential);
     const last = result.design.verdicts.at(-1);
+    // the last attempt gets no repair-turn line of its own, so this line names its gate and its number
+    const attempts = (result.design.repairs?.length ?? 0) + 1;
     const outcome = result.admitted
       ? `admitted ${result.admitted.environment.package.manifest.name} (reward ${result.design.reward.toFixed(2)})`
-      : `rejected: ${last?.status === "reject" ? last.reason : "unknown"}`;
+      : `rejected${last?.status === "reject" ? ` by ${last.gate}: ${last.reason}` : ": unknown"}${attempts > 1 ? ` (attempt ${attempts})` : ""}`;
     progress.unitDone?.(round, "designer", `design ${index}: ${outcome}`);
   }
 
