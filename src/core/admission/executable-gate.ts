@@ -24,7 +24,6 @@ export function sweepAction(initialObservation: string, observation: string, tur
   return candidates[turn % candidates.length] as string;
 }
 
-
 /**
  * Gate 2: the program loads; `reset` runs for every probe seed; `step` accepts
  * each probe action in a fresh episode without failing (the sandbox checks
