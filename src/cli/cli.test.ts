@@ -125,7 +125,7 @@ describe("envforge run", () => {
     expect(result.status, result.stderr).toBe(2);
     expect(result.stdout).toMatch(/round 1: 0 designs proposed/);
     expect(result.stderr).toContain(`envforge: the run stopped after round 1 on the error below. Stored in ${join(out, "envforge.db")}: 1 of 2 round(s) done`);
-    expect(result.stderr).toContain(`Continue with: envforge run --resume --out ${out}`);
+    expect(result.stderr).toContain(`Continue with: ./bin/envforge.js run --resume --out ${out}`);
     expect(result.stderr).toMatch(/envforge: cannot write .*report\.json: /);
     expect(result.stderr).not.toMatch(/at .*\.js:\d+/); // a typed error, not a stack trace
     // a refusal before any round (the folder holds a run, no --resume) is no stopped run: no summary, no resume hint

@@ -27,6 +27,7 @@ import { newestRunFolder, newRunFolder, RUNS_FOLDER } from "./run-folders.js";
 import { formatEvolutionSummary } from "./lineage-view.js";
 import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
+import { envforgeCommand } from "./invocation.js";
 
 /** Flags of `envforge evolve`; each maps to one config key (except `from` and `resume`). */
 export interface EvolveFlags {
@@ -133,7 +134,7 @@ export async function evolveCommand(flags: EvolveFlags): Promise<number> {
   const progress = createEvolutionProgress(config.evolution.generations, () => writeLineagesDocument(store, lineagesPath));
   const removeStopHandlers = onStopSignals(() => {
     progress.stop();
-    process.stderr.write(`\nenvforge: interrupted; every validated generation is stored. Continue with: envforge evolve --resume --out ${outDir}\n`);
+    process.stderr.write(`\nenvforge: interrupted; every validated generation is stored. Continue with: ${envforgeCommand()} evolve --resume --out ${outDir}\n`);
   });
   const started = Date.now();
   let outcomes: LineageOutcome[];
@@ -160,7 +161,7 @@ export async function evolveCommand(flags: EvolveFlags): Promise<number> {
     store.close();
   }
   if (model.calls > 0 && model.successes === 0) {
-    process.stderr.write("envforge: the model never answered; see the attempts with `envforge lineage show`\n");
+    process.stderr.write("envforge: the model never answered; see the attempts with `" + envforgeCommand() + " lineage show`\n");
     return 1;
   }
   return 0;
