@@ -100,13 +100,15 @@ class GraphColoringEnv:
         self.done = False
         tries = f" You have {self.tries_left} tries." if self.tries_left > 1 else ""
         edge_text = ", ".join(f"{LABELS[u]}-{LABELS[v]}" for u, v in self.edges)
-        # the form names this graph's nodes; its colours (all 1) are never a valid answer
-        form = ",".join(f"{LABELS[i]}=1" for i in range(self.nodes))
+        # the form names this graph's nodes with a placeholder for each colour: a form with
+        # sample colours ('A=1,B=1,...') was copied as the answer by small models (0 of 12 level-0
+        # replies of Qwen2.5-Coder-0.5B valid at temperature 0, against 12 of 12 on a triangle
+        # with placeholders), and a form with valid colours would be the answer itself
+        form = ",".join(f"{LABELS[i]}=<colour>" for i in range(self.nodes))
         return (
             f"Graph with nodes {LABELS[0]}-{LABELS[self.nodes - 1]} and edges: {edge_text}.\n"
             f"Give each node a colour from 1 to {self.colors} so that the two ends of every edge "
-            f"have different colours. Reply with every node on one line, in the form '{form}' "
-            f"with your colours.{tries}"
+            f"have different colours. Reply with every node on one line, in the form '{form}'.{tries}"
         )
 
     def malformed(self, coloring):
