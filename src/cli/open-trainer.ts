@@ -144,9 +144,16 @@ export async function openTrainer(config: Config, outDir: string, store: Store, 
     const http = new TinkerHttp({ baseUrl: url, requestTimeoutMs: settings.requestTimeoutMs, ...(apiKey ? { apiKey } : {}) });
     const { tokenizer, tokenizerSource } = await tokenizerOf(localTokenizer, new ReferenceTrainerTokenizer(http), trainedGguf);
     const probe = await probeOf(tokenizer, url);
-    const baseModel = settings.baseModel ?? (await firstListedModel(http));
+    const capabilities = await serverCapabilities(http, settings.baseModel === undefined);
+    const baseModel = settings.baseModel ?? firstListedModel(capabilities);
     const checkpoint = resume ? ((store.getMeta(TRAINER_CHECKPOINT_META) as TrainerCheckpoint | undefined) ?? null) : null;
-    const client = await TinkerTrainer.create(http, { baseModel, loraRank: settings.loraRank, seed: config.seed, policyVersion: checkpoint?.policyVersion ?? 0 });
+    const client = await TinkerTrainer.create(http, {
+      baseModel,
+      loraRank: settings.loraRank,
+      seed: config.seed,
+      policyVersion: checkpoint?.policyVersion ?? 0,
+      inPassImportanceCorrection: capabilities.in_pass_importance_correction === true,
+    });
     if (checkpoint !== null) await restoreTrainerCheckpoint(client, store);
     const sampler = checkpoint === null ? client.baseSampler() : await client.saveWeightsForSampler(`resume-${checkpoint.policyVersion}`);
     const trainerPolicy = new TinkerLanguageModel(sampler, tokenizer, `${baseModel}@${settings.backend}`, client.policyVersion);
@@ -343,8 +350,26 @@ async function probeOf(tokenizer: ChatTokenizer, url: string): Promise<Datum> {
   }
 }
 
-async function firstListedModel(http: TinkerHttp): Promise<string> {
-  const capabilities = await http.get<{ supported_models?: { model_name?: string }[] }>("/api/v1/get_server_capabilities");
+/** What `get_server_capabilities` answers (Tinker API; `in_pass_importance_correction` is the reference trainer's extension). */
+interface ServerCapabilities {
+  readonly supported_models?: { readonly model_name?: string }[];
+  readonly in_pass_importance_correction?: boolean;
+}
+
+/**
+ * The trainer's `get_server_capabilities`. When `required` is false (the base model is configured)
+ * a backend that does not answer it counts as one without extensions.
+ */
+async function serverCapabilities(http: TinkerHttp, required: boolean): Promise<ServerCapabilities> {
+  try {
+    return await http.get<ServerCapabilities>("/api/v1/get_server_capabilities");
+  } catch (error) {
+    if (required) throw error;
+    return {};
+  }
+}
+
+function firstListedModel(capabilities: ServerCapabilities): string {
   const name = capabilities.supported_models?.[0]?.model_name;
   if (typeof name !== "string") throw new TrainerRequestError("the trainer lists no supported model; set trainer.baseModel", { status: 200 });
   return name;

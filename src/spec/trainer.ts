@@ -24,6 +24,15 @@ export interface LossConfig {
   readonly clipLow: number;
   /** Upper PPO clip threshold ε_high. @default 0.28 */
   readonly clipHigh: number;
+  /**
+   * C of an in-pass off-policy correction, only for a backend with
+   * {@link Trainer.inPassImportanceCorrection}: π_old is the pass's own learner logprob without
+   * its gradient, each policy token's advantage is multiplied by `min(π_old / π_sample, C)` and the
+   * ratio is taken against π_old, so the datums' logprobs stay the sampler's. Before an optimiser
+   * step this equals a gradient-free `forward` followed by a pass on reweighted datums (decoupled
+   * PPO; truncated importance sampling, Yao et al. 2025), in one pass. Absent: no correction.
+   */
+  readonly importanceCap?: number;
 }
 
 /** Adam parameters for one optimiser step. */
@@ -58,6 +67,12 @@ export interface Trainer {
   readonly name: string;
   /** Optimiser steps applied so far (a resumed run starts from its checkpoint's). */
   readonly policyVersion: number;
+  /**
+   * The backend applies {@link LossConfig.importanceCap} inside `forwardBackward` (the reference
+   * trainer announces it in `get_server_capabilities`), so off-policy datums need no separate
+   * `forward` first. Absent or false: correct with `forward` then `forwardBackward`.
+   */
+  readonly inPassImportanceCorrection?: boolean;
   /**
    * Learner logprobs of `datums` without accumulating gradients, where the backend
    * can compute them (absent on `noop`). Used for the delayed Designer update's

@@ -5,6 +5,12 @@ Training: builds ``--datums`` random datums of ``--tokens`` tokens each (the las
 tokens would), then times ``forward_backward`` (PPO) + ``optim_step`` for ``--steps``
 steps and prints seconds per step and training tokens per second.
 
+``--off-policy`` times the update of off-policy datums (delayed Designer datums, or engine-sampled
+ones): ``in-pass`` sends them once with ``loss_fn_config.importance_cap`` (the reference trainer's
+extension), ``forward-first`` first runs a gradient-free ``forward`` for π_old, reweights the
+advantages on the client and then runs ``forward_backward``, as a backend without the extension
+needs. ``on-policy`` (the default) is the plain PPO step.
+
 Sampling: times ``--samples`` calls of the sampler (through a published adapter, as the
 Solver samples) on a random ``--sample-prompt-tokens``-token prompt with
 ``--sample-new-tokens`` new tokens (stop tokens ignored, so every call generates them all)
@@ -18,6 +24,7 @@ process's peak resident memory is printed.
 from __future__ import annotations
 
 import argparse
+import math
 import resource
 import tempfile
 import time
@@ -38,6 +45,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2)
     parser.add_argument("--rank", type=int, default=8)
     parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--off-policy", choices=("on-policy", "in-pass", "forward-first"), default="on-policy")
     parser.add_argument("--samples", type=int, default=3)
     parser.add_argument("--sample-prompt-tokens", type=int, default=400)
     parser.add_argument("--sample-new-tokens", type=int, default=48)
@@ -67,14 +75,26 @@ def _bench_training(engine: Engine, args: argparse.Namespace, generator: torch.G
         advantages = [value * (1 if index % 2 else -1) for index, value in enumerate(mask)]
         data.append(DatumInput(tokens, tokens[1:] + [2], [-5.0] * args.tokens, advantages, mask))
     total_tokens = args.datums * args.tokens
+    clip = {"clip_low_threshold": 0.8, "clip_high_threshold": 1.28}
     for step in range(1, args.steps + 1):
         begin = time.perf_counter()
-        result = engine.forward_backward("bench", data, "ppo", {"clip_low_threshold": 0.8, "clip_high_threshold": 1.28})
+        if args.off_policy == "in-pass":
+            result = engine.forward_backward("bench", data, "ppo", {**clip, "importance_cap": 2.0})
+        elif args.off_policy == "forward-first":
+            old = [output["logprobs"]["data"] for output in engine.forward("bench", data, "ppo", clip)["loss_fn_outputs"]]
+            corrected = [
+                DatumInput(datum.tokens, datum.target_tokens, [o if w else 0.0 for o, w in zip(olds, datum.weights)],
+                           [a * min(math.exp(o - s), 2.0) for a, o, s in zip(datum.advantages, olds, datum.logprobs)], datum.weights)
+                for datum, olds in zip(data, old)
+            ]
+            result = engine.forward_backward("bench", corrected, "ppo", clip)
+        else:
+            result = engine.forward_backward("bench", data, "ppo", clip)
         middle = time.perf_counter()
         engine.optim_step("bench", {"learning_rate": 1e-5, "beta1": 0.9, "beta2": 0.95, "eps": 1e-8, "weight_decay": 0.0})
         end = time.perf_counter()
         print(
-            f"step {step}: {end - begin:.1f} s (forward_backward {middle - begin:.1f} s, optim_step {end - middle:.2f} s), "
+            f"step {step} ({args.off_policy}): {end - begin:.1f} s (update passes {middle - begin:.1f} s, optim_step {end - middle:.2f} s), "
             f"{args.datums} datums x {args.tokens} tokens, {total_tokens / (end - begin):.0f} training tokens/s, "
             f"loss {result['metrics']['loss:sum']:.3f}",
             flush=True,

@@ -7,6 +7,7 @@ the model at once. Bad requests raise :class:`UserError` (reported with category
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,6 +96,9 @@ class Engine:
             raise UserError(f"unsupported loss_fn {loss_fn!r}; supported: {', '.join(SUPPORTED_LOSS_FNS)}")
         if not data:
             raise UserError("forward_backward_input.data is empty")
+        cap = (config or {}).get("importance_cap")
+        if cap is not None and not (isinstance(cap, (int, float)) and math.isfinite(cap) and cap > 0):
+            raise UserError(f"loss_fn_config.importance_cap must be a positive number, got {cap!r}")
         for index, datum in enumerate(data):
             self._validate(index, datum, loss_fn)
         self.peft.set_adapter(model_id)
@@ -317,6 +321,8 @@ class Engine:
             "supported_models": [{"model_name": self.base.name}],
             "supported_loss_fns": list(SUPPORTED_LOSS_FNS),
             "loss_reduction": LOSS_REDUCTION,
+            # envforge extension: loss_fn_config.importance_cap corrects off-policy datums in the same pass (losses.py)
+            "in_pass_importance_correction": True,
         }
 
 

@@ -9,6 +9,16 @@ prompt and environment tokens) multiply each token's term.
   DAPO / SPADE): ``-sum(w * min(r * A, clip(r, low, high) * A))`` where ``low`` and
   ``high`` are ratio thresholds (``1 - eps_low`` and ``1 + eps_high``; defaults 0.8 / 1.28).
 * ``cross_entropy``: ``-sum(w * logp_learner)``.
+
+``importance_cap`` in the loss config (an envforge extension, announced by
+``get_server_capabilities`` as ``in_pass_importance_correction``) corrects off-policy
+datums within the same pass: ``logp_old`` is this pass's learner logprob without its
+gradient, each token's advantage becomes ``A * min(exp(logp_old - logp_sampler), C)`` and
+the ratio is taken against ``logp_old`` (decoupled PPO; truncated importance sampling,
+Yao et al. 2025). Before any optimiser step ``logp_old`` equals the learner's logprob, so
+the loss and its gradient equal those of a gradient-free ``forward`` that returns
+``logp_old``, the advantages reweighted on the client and a second pass with
+``logp_old`` as the datum's logprobs: one pass instead of two.
 """
 
 from __future__ import annotations
@@ -46,8 +56,15 @@ def token_loss(
     if loss_fn == "cross_entropy":
         loss = -(weights * learner_logprobs).sum()
         return LossTerms(loss, 0, float(weights.sum()), 0.0)
-    ratio = torch.exp(learner_logprobs - sampler_logprobs)
     drift = float((weights * (sampler_logprobs - learner_logprobs.detach())).sum())
+    if "importance_cap" in config:
+        cap = float(config["importance_cap"])
+        if not cap > 0:
+            raise ValueError(f"importance_cap must be positive, got {cap}")
+        old = learner_logprobs.detach()
+        advantages = advantages * torch.clamp(torch.exp(old - sampler_logprobs), max=cap)
+        sampler_logprobs = old
+    ratio = torch.exp(learner_logprobs - sampler_logprobs)
     if loss_fn == "importance_sampling":
         loss = -(weights * ratio * advantages).sum()
         return LossTerms(loss, 0, float(weights.sum()), drift)

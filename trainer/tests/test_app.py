@@ -1,5 +1,6 @@
 """The Tinker routes over a tiny random model: futures, training, sampling, checkpoints, errors."""
 
+import math
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,39 @@ def test_api_key_is_required_when_configured(tmp_path):
     assert keyed.get("/api/v1/get_server_capabilities").status_code == 401
     assert keyed.get("/api/v1/get_server_capabilities", headers={"X-API-Key": "secret"}).json()["loss_reduction"] == "sum"
     assert keyed.get("/api/v1/healthz").status_code == 200
+
+
+def test_in_pass_importance_correction_makes_the_same_update_as_forward_then_forward_backward(client):
+    assert client.get("/api/v1/get_server_capabilities").json()["in_pass_importance_correction"] is True
+    # sampling logprobs far from the learner's (about -6 to -7 on the tiny model), so weights are truncated at C = 2 or below 1
+    datum = {**DATUM, "loss_fn_inputs": {**DATUM["loss_fn_inputs"], "logprobs": {"data": [0.0, -9.0, -5.0, -7.0]}}}
+    config = {"clip_low_threshold": 0.8, "clip_high_threshold": 1.28}
+    adam = {"learning_rate": 0.05}
+
+    def forward(model_id):
+        body = {"model_id": model_id, "forward_input": {"data": [DATUM], "loss_fn": "ppo"}}
+        return resolve(client, client.post("/api/v1/forward", json=body))["loss_fn_outputs"][0]["logprobs"]["data"]
+
+    one = create_model(client)
+    body = {"model_id": one, "forward_backward_input": {"data": [datum], "loss_fn": "ppo", "loss_fn_config": {**config, "importance_cap": 2.0}}}
+    resolve(client, client.post("/api/v1/forward_backward", json=body))
+    resolve(client, client.post("/api/v1/optim_step", json={"model_id": one, "adam_params": adam}))
+
+    two = create_model(client)
+    old = forward(two)
+    sampled = datum["loss_fn_inputs"]["logprobs"]["data"]
+    advantages = [a * min(math.exp(o - s), 2.0) for a, o, s in zip(DATUM["loss_fn_inputs"]["advantages"]["data"], old, sampled)]
+    corrected = {**DATUM, "loss_fn_inputs": {**DATUM["loss_fn_inputs"], "logprobs": {"data": old}, "advantages": {"data": advantages}}}
+    body = {"model_id": two, "forward_backward_input": {"data": [corrected], "loss_fn": "ppo", "loss_fn_config": config}}
+    resolve(client, client.post("/api/v1/forward_backward", json=body))
+    resolve(client, client.post("/api/v1/optim_step", json={"model_id": two, "adam_params": adam}))
+
+    assert forward(one) == pytest.approx(forward(two), abs=1e-5)
+    assert forward(one) != pytest.approx(old, abs=1e-4)  # the update moved the policy
+
+
+def test_a_cap_that_is_not_positive_is_a_user_error(client):
+    model_id = create_model(client)
+    body = {"model_id": model_id, "forward_backward_input": {"data": [DATUM], "loss_fn": "ppo", "loss_fn_config": {"importance_cap": -1.0}}}
+    failed = client.post("/api/v1/retrieve_future", json={"request_id": client.post("/api/v1/forward_backward", json=body).json()["request_id"]})
+    assert failed.status_code == 400 and failed.json()["category"] == "user" and "importance_cap" in failed.json()["error"]

@@ -48,3 +48,41 @@ def test_weights_mask_tokens_out():
 def test_unknown_loss_is_rejected():
     with pytest.raises(ValueError, match="unsupported loss_fn"):
         token_loss("dro", torch.zeros(1), torch.zeros(1), torch.zeros(1), torch.ones(1))
+
+
+def _two_pass(loss_fn, learner, sampler, advantages, weights, cap, config):
+    """The two-pass correction the client does without the extension: a gradient-free forward gives
+    logp_old, the advantages are reweighted by min(exp(logp_old - logp_sampler), C), and the update
+    pass takes logp_old as the datum's logprobs."""
+    old = learner.detach().clone()
+    reweighted = advantages * torch.clamp(torch.exp(old - sampler), max=cap)
+    return token_loss(loss_fn, learner, old, reweighted, weights, config)
+
+
+@pytest.mark.parametrize("loss_fn", ["ppo", "importance_sampling"])
+def test_in_pass_importance_correction_equals_the_two_pass_correction(loss_fn):
+    config = {"clip_low_threshold": 0.8, "clip_high_threshold": 1.28}
+    # ratios old/sampler of 4 (truncated at C = 2), 1, 0.25, and a masked-out token
+    values = [math.log(0.8), math.log(0.3), math.log(0.05), math.log(0.6)]
+    sampler = torch.tensor([math.log(0.2), math.log(0.3), math.log(0.2), math.log(0.1)])
+    advantages = torch.tensor([1.5, -0.5, 2.0, 3.0])
+    weights = torch.tensor([1.0, 1.0, 1.0, 0.0])
+    one = torch.tensor(values, requires_grad=True)
+    two = torch.tensor(values, requires_grad=True)
+    in_pass = token_loss(loss_fn, one, sampler, advantages, weights, {**config, "importance_cap": 2.0})
+    reference = _two_pass(loss_fn, two, sampler, advantages, weights, 2.0, config)
+    in_pass.loss.backward()
+    reference.loss.backward()
+    assert float(in_pass.loss) == pytest.approx(float(reference.loss), abs=1e-6)
+    assert one.grad.tolist() == pytest.approx(two.grad.tolist(), abs=1e-6)
+    # the truncated weights are in the gradient: -w*A per token, w = (2, 1, 0.25), masked token 0
+    assert one.grad.tolist() == pytest.approx([-3.0, 0.5, -0.5, 0.0], abs=1e-5)
+    # without the cap the same datum gives a different gradient (the ratio to the sampler, untruncated)
+    plain = torch.tensor(values, requires_grad=True)
+    token_loss("importance_sampling", plain, sampler, advantages, weights).loss.backward()
+    assert plain.grad.tolist() != pytest.approx(one.grad.tolist(), abs=1e-3)
+
+
+def test_in_pass_importance_correction_refuses_a_cap_that_is_not_positive():
+    with pytest.raises(ValueError, match="importance_cap must be positive"):
+        token_loss("ppo", torch.tensor([0.0]), torch.tensor([0.0]), torch.tensor([1.0]), torch.tensor([1.0]), {"importance_cap": 0.0})

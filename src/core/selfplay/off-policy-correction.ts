@@ -48,15 +48,36 @@ export async function correctOffPolicyDatums(
   options: OffPolicyCorrectionOptions = {},
 ): Promise<OffPolicyCorrection> {
   const cap = options.cap ?? DEFAULT_IMPORTANCE_CAP;
-  if (datums.length === 0) return { datums: [], policyTokens: 0, truncatedFraction: 0, meanWeight: 1, klEstimate: 0, maxRatio: 1 };
+  if (datums.length === 0) return { ...NO_CORRECTION, datums: [] };
   const learner = await trainer.forward(datums, loss);
+  const old = datums.map((_, index) => learner.logprobs?.[index] ?? []);
+  const corrected = datums.map((datum, index) => {
+    const correction = applyImportanceCorrection(datum, old[index] as readonly number[], cap);
+    return { ...correction.datum, logprobs: datum.mask.map((flag, position) => (flag === 1 ? ((old[index] as readonly number[])[position] as number) : 0)) };
+  });
+  return { ...importanceStatistics(datums, old, cap), datums: corrected };
+}
+
+/** The statistics of an off-policy correction that changed nothing (no datum, or no policy token). */
+const NO_CORRECTION: Omit<OffPolicyCorrection, "datums"> = { policyTokens: 0, truncatedFraction: 0, meanWeight: 1, klEstimate: 0, maxRatio: 1 };
+
+/**
+ * The statistics of {@link OffPolicyCorrection} over the policy tokens (mask 1) of `datums`, from
+ * their sampling logprobs and the learner's π_old per datum and target token: the truncated
+ * fraction and mean of `min(π_old/π_sample, C)`, the k3 estimate of KL(π_sample ‖ π_old) and the
+ * largest raw ratio. Shared by the two-pass correction ({@link correctOffPolicyDatums}) and the
+ * in-pass one (`LossConfig.importanceCap`, where π_old is what `forwardBackward` returns).
+ *
+ * @throws TrainingDataError when a datum's π_old has the wrong length or a logprob is not finite
+ */
+export function importanceStatistics(datums: readonly Datum[], oldLogprobs: readonly (readonly number[])[], cap: number = DEFAULT_IMPORTANCE_CAP): Omit<OffPolicyCorrection, "datums"> {
   let truncated = 0;
   let weightSum = 0;
   let klSum = 0;
   let maxRatio = 0;
   let policyTokens = 0;
-  const corrected = datums.map((datum, index) => {
-    const old = learner.logprobs?.[index] ?? [];
+  datums.forEach((datum, index) => {
+    const old = oldLogprobs[index] ?? [];
     const correction = applyImportanceCorrection(datum, old, cap);
     datum.mask.forEach((flag, position) => {
       if (flag !== 1) return;
@@ -67,8 +88,7 @@ export async function correctOffPolicyDatums(
       maxRatio = Math.max(maxRatio, Math.exp(logRatio));
       if (correction.truncated[position]) truncated += 1;
     });
-    return { ...correction.datum, logprobs: datum.mask.map((flag, position) => (flag === 1 ? (old[position] as number) : 0)) };
   });
-  if (policyTokens === 0) return { datums: corrected, policyTokens, truncatedFraction: 0, meanWeight: 1, klEstimate: 0, maxRatio: 1 };
-  return { datums: corrected, policyTokens, truncatedFraction: truncated / policyTokens, meanWeight: weightSum / policyTokens, klEstimate: klSum / policyTokens, maxRatio };
+  if (policyTokens === 0) return NO_CORRECTION;
+  return { policyTokens, truncatedFraction: truncated / policyTokens, meanWeight: weightSum / policyTokens, klEstimate: klSum / policyTokens, maxRatio };
 }

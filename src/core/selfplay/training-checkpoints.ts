@@ -80,6 +80,11 @@ export class CheckpointingTrainer implements Trainer {
     return this.inner.policyVersion;
   }
 
+  /** Whether the inner client corrects off-policy datums inside `forwardBackward` (`LossConfig.importanceCap`). */
+  get inPassImportanceCorrection(): boolean {
+    return this.inner.inPassImportanceCorrection ?? false;
+  }
+
   /** The inner client's gradient-free forward pass. */
   forward(datums: readonly Datum[], loss: LossConfig): Promise<ForwardBackwardResult> {
     return this.inner.forward(datums, loss);

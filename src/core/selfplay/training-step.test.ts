@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../config/index.js";
 import { samplePackage } from "../../adapters/store/store.contract.js";
-import { packageId, reject, type AdamParams, type Datum, type DesignRecord, type EpisodeRecord, type ForwardBackwardResult, type Trainer } from "../../spec/index.js";
+import { packageId, reject, type AdamParams, type Datum, type DesignRecord, type EpisodeRecord, type ForwardBackwardResult, type LossConfig, type Trainer } from "../../spec/index.js";
 import { runTrainingStep } from "./training-step.js";
 
 // Control-flow tests of the training step with hand-made records and a recording
@@ -20,6 +20,27 @@ class RecordingTrainer implements Trainer {
   async forwardBackward(datums: readonly Datum[]): Promise<ForwardBackwardResult> {
     this.batches.push([...datums]);
     return { datums: datums.length, loss: 0 };
+  }
+  async optimStep(_adam: AdamParams): Promise<{ readonly policyVersion: number }> {
+    this.policyVersion += 1;
+    return { policyVersion: this.policyVersion };
+  }
+  async close(): Promise<void> {}
+}
+
+/**
+ * A backend that corrects off-policy datums inside forwardBackward (LossConfig.importanceCap): it
+ * has no `forward`; forwardBackward records each call's datums and loss and answers learner
+ * logprobs = sampling logprob + ln 3 (ratio 3), as the reference trainer answers π_old.
+ */
+class InPassTrainer implements Trainer {
+  readonly name = "in-pass";
+  readonly inPassImportanceCorrection = true;
+  policyVersion = 0;
+  readonly calls: { datums: Datum[]; loss: LossConfig }[] = [];
+  async forwardBackward(datums: readonly Datum[], loss: LossConfig): Promise<ForwardBackwardResult> {
+    this.calls.push({ datums: [...datums], loss });
+    return { datums: datums.length, loss: 0, logprobs: datums.map((datum) => datum.logprobs.map((value, index) => (datum.mask[index] === 1 ? value + Math.log(3) : 0))) };
   }
   async optimStep(_adam: AdamParams): Promise<{ readonly policyVersion: number }> {
     this.policyVersion += 1;
@@ -99,5 +120,40 @@ describe("runTrainingStep (recording trainer)", () => {
     expect(trainer.forwards).toBe(0);
     expect(trainer.batches[0]?.[0]?.logprobs.slice(2)).toEqual([-0.5, -0.25]);
     expect(result.samplerMismatch).toBeNull();
+  });
+
+  it("with a backend that corrects in the pass, sends off-policy datums once with importanceCap and reports the same statistics as the two-pass correction", async () => {
+    const trainer = new InPassTrainer();
+    const first = await runTrainingStep({ step: 1, episodes: [episode(1), episode(0)], designs, memory, config, trainer, pendingDesigner: {} });
+    // step 1: only the Solver's on-policy datums, in one call without a cap
+    expect(trainer.calls.map((call) => [call.datums.length, call.loss.importanceCap])).toEqual([[2, undefined]]);
+    const second = await runTrainingStep({ step: 2, episodes: [episode(1), episode(0)], designs: [], memory, config, trainer, pendingDesigner: first.pendingDesigner });
+    // step 2: the Solver's datums as they are, then the due Designer datums with the cap C = 2
+    expect(trainer.calls.slice(1).map((call) => [call.datums.length, call.loss.importanceCap])).toEqual([[2, undefined], [2, 2]]);
+    // the Designer datums keep their sampling logprobs and unweighted advantages ∓0.25: the trainer weighs them
+    expect(trainer.calls[2]?.datums.map((datum) => datum.advantages)).toEqual([[0, -0.25, -0.25, -0.25], [0, 0.25, 0.25, 0.25]]);
+    expect(trainer.calls[2]?.datums[0]?.logprobs).toEqual([0, -1, -1, -1]);
+    // what the two-pass correction reports for the same ratio 3 (first test): weight min(3, 2) = 2 on every token
+    expect(second).toMatchObject({ policyVersion: 2, datums: 4, designer: { generated: 0, trained: 2, importanceWeightMean: 2, importanceTruncatedFraction: 1 } });
+  });
+
+  it("with a backend that corrects in the pass and engineSampled, sends every datum once with the cap and reports the mismatch", async () => {
+    const trainer = new InPassTrainer();
+    const result = await runTrainingStep({ step: 1, episodes: [episode(1), episode(0)], designs: [], memory, config, trainer, pendingDesigner: {}, engineSampled: true });
+    expect(trainer.calls.map((call) => [call.datums.length, call.loss.importanceCap])).toEqual([[2, 2]]);
+    expect(trainer.calls[0]?.datums[0]?.logprobs.slice(2)).toEqual([-0.5, -0.25]);
+    expect(result.samplerMismatch).toMatchObject({ tokens: 4, truncatedFraction: 1, meanWeight: 2 });
+    expect(result.samplerMismatch?.maxRatio).toBeCloseTo(3, 10);
+    expect(result.samplerMismatch?.klEstimate).toBeCloseTo(2 - Math.log(3), 10);
+  });
+
+  it("takes C from advantages.importanceCap on both paths", async () => {
+    const capped = parseConfig({ schedule: { designerEvery: 1, designerDelay: 1 }, advantages: { importanceCap: 1.5 } });
+    const twoPass = await runTrainingStep({ step: 1, episodes: [episode(1), episode(0)], designs: [], memory, config: capped, trainer: new RecordingTrainer(), pendingDesigner: {}, engineSampled: true });
+    const inPassTrainer = new InPassTrainer();
+    const inPass = await runTrainingStep({ step: 1, episodes: [episode(1), episode(0)], designs: [], memory, config: capped, trainer: inPassTrainer, pendingDesigner: {}, engineSampled: true });
+    expect(twoPass.samplerMismatch?.meanWeight).toBe(1.5);
+    expect(inPass.samplerMismatch?.meanWeight).toBe(1.5);
+    expect(inPassTrainer.calls[0]?.loss.importanceCap).toBe(1.5);
   });
 });

@@ -1,5 +1,5 @@
 import type { Config } from "../../config/index.js";
-import type { Datum, DesignRecord, EnvironmentRecord, EpisodeRecord, RoundReport, Trainer } from "../../spec/index.js";
+import type { Datum, DesignRecord, EnvironmentRecord, EpisodeRecord, LossConfig, RoundReport, Trainer } from "../../spec/index.js";
 import {
   buildDatums,
   computeAdvantages,
@@ -14,7 +14,7 @@ import {
 } from "../advantages/index.js";
 import { classifyDesignFailure, solverRewardOfEpisode } from "../rewards/index.js";
 import { planStep, scheduleDesignerDatums, type PendingDesignerDatums } from "./coevolution.js";
-import { correctOffPolicyDatums, type OffPolicyCorrection } from "./off-policy-correction.js";
+import { correctOffPolicyDatums, importanceStatistics, type OffPolicyCorrection } from "./off-policy-correction.js";
 
 /** What {@link runTrainingStep} works on. */
 export interface TrainingStepInput {
@@ -73,6 +73,49 @@ export interface TrainingStepResult {
   readonly diagnostics: StepDiagnostics;
 }
 
+/** Datums left as they are: no correction, neutral statistics. */
+function unchanged(datums: readonly Datum[]): OffPolicyCorrection {
+  return { datums, policyTokens: 0, truncatedFraction: 0, meanWeight: 1, klEstimate: 0, maxRatio: 1 };
+}
+
+/**
+ * Accumulates the step's gradients: the Solver's datums (corrected when an engine sampled them)
+ * and the due Designer datums (always corrected: sampled `designerDelay` versions ago). A backend
+ * with `inPassImportanceCorrection` gets on-policy datums and off-policy ones in two
+ * `forwardBackward` calls, the second with `importanceCap`, so every datum passes through the
+ * model once and the statistics come from the π_old it returns; otherwise each off-policy group
+ * is corrected with a `forward` first ({@link correctOffPolicyDatums}) and everything goes into
+ * one `forwardBackward`. Without `forward` (noop) nothing is corrected. Both paths give the same
+ * gradient before the optimiser step (trainer/tests/test_losses.py).
+ */
+async function applyUpdate(
+  trainer: Trainer,
+  loss: LossConfig,
+  solverDatums: readonly Datum[],
+  designerDatums: readonly Datum[],
+  engineSampledInput: boolean,
+  cap: number,
+): Promise<{ solver: OffPolicyCorrection; designer: OffPolicyCorrection; engineSampled: boolean }> {
+  if (trainer.inPassImportanceCorrection === true) {
+    const onPolicy = engineSampledInput ? [] : solverDatums;
+    const offPolicy = engineSampledInput ? [...solverDatums, ...designerDatums] : designerDatums;
+    if (onPolicy.length > 0) await trainer.forwardBackward(onPolicy, loss);
+    const result = offPolicy.length > 0 ? await trainer.forwardBackward(offPolicy, { ...loss, importanceCap: cap }) : null;
+    const old = offPolicy.map((_, index) => result?.logprobs?.[index] ?? []);
+    const solverCount = engineSampledInput ? solverDatums.length : 0;
+    const statistics = (datums: readonly Datum[], from: number): OffPolicyCorrection =>
+      datums.length === 0 ? unchanged(datums) : { ...importanceStatistics(datums, old.slice(from, from + datums.length), cap), datums };
+    return { solver: engineSampledInput ? statistics(solverDatums, 0) : unchanged(solverDatums), designer: statistics(designerDatums, solverCount), engineSampled: engineSampledInput };
+  }
+  const forward = trainer.forward === undefined ? null : { forward: trainer.forward.bind(trainer) };
+  const engineSampled = engineSampledInput && forward !== null;
+  // delayed Designer datums are off-policy whatever sampled them; the Solver's only when an engine did
+  const designer = forward !== null && designerDatums.length > 0 ? await correctOffPolicyDatums(forward, designerDatums, loss, { cap }) : unchanged(designerDatums);
+  const solver = engineSampled && forward !== null ? await correctOffPolicyDatums(forward, solverDatums, loss, { cap }) : unchanged(solverDatums);
+  await trainer.forwardBackward([...solver.datums, ...designer.datums], loss);
+  return { solver, designer, engineSampled };
+}
+
 /**
  * The policy-update step of a round (design map, data flow; issue 6, co-evolution):
  * Solver rewards from every episode of the round (`solverRewardOfEpisode`),
@@ -84,9 +127,10 @@ export interface TrainingStepResult {
  * Schedule (co-evolving proposer and solver; SPADE delayed Designer update): the
  * Solver's datums are trained on at once; the Designer's datums of this step go to
  * `pendingDesigner` and are trained on `schedule.designerDelay` steps later, their
- * advantages corrected by truncated importance sampling against the current learner
- * (`correctOffPolicyDatums`, when the backend has `forward`). Both roles' datums go into
- * one `forwardBackward` (same weights, separate advantages), then one `optimStep`.
+ * advantages corrected by truncated importance sampling against the current learner with
+ * C = `advantages.importanceCap` (inside the backend's `forwardBackward` when it announces
+ * `inPassImportanceCorrection`, else with a `forward` first: `applyUpdate`). Both roles' datums
+ * go into the same accumulated gradient (same weights, separate advantages), then one `optimStep`.
  *
  * With `engineSampled` (the policy sampled on an inference engine) every datum's logprobs are the
  * engine's, so the Solver's datums are corrected the same way (truncated importance sampling
@@ -141,18 +185,14 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<Trainin
   const generated: Datum[] = built.datums.filter((entry) => entry.role === "designer").map((entry) => entry.datum);
   const { pending, due } = scheduleDesignerDatums(input.pendingDesigner, plan, generated);
   const apply = input.apply ?? true;
-  const forward = apply && trainer.forward !== undefined ? { forward: trainer.forward.bind(trainer) } : null;
-  const engineSampled = (input.engineSampled ?? false) && forward !== null;
-  const unchanged = (datums: readonly Datum[]): OffPolicyCorrection => ({ datums, policyTokens: 0, truncatedFraction: 0, meanWeight: 1, klEstimate: 0, maxRatio: 1 });
-  // delayed Designer datums are off-policy whatever sampled them; the Solver's only when an engine did
-  const correction = forward !== null && due.length > 0 ? await correctOffPolicyDatums(forward, due, loss) : unchanged(due);
   const solverBuilt = built.datums.filter((entry) => entry.role === "solver").map((entry) => entry.datum);
-  const solver = engineSampled && forward !== null ? await correctOffPolicyDatums(forward, solverBuilt, loss) : unchanged(solverBuilt);
-  const solverDatums = solver.datums;
-  const batch = [...solverDatums, ...correction.datums];
+  const update = apply ? await applyUpdate(trainer, loss, solverBuilt, due, input.engineSampled ?? false, config.advantages.importanceCap) : { solver: unchanged(solverBuilt), designer: unchanged(due), engineSampled: false };
+  const correction = update.designer;
+  const solver = update.solver;
+  const engineSampled = update.engineSampled;
+  const batch = [...solver.datums, ...correction.datums];
   let policyVersion = trainer.policyVersion;
   if (apply) {
-    await trainer.forwardBackward(batch, loss);
     const { learningRate, beta1, beta2, epsilon } = config.trainer;
     policyVersion = (await trainer.optimStep({ learningRate, beta1, beta2, epsilon })).policyVersion;
   }

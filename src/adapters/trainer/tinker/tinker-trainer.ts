@@ -21,12 +21,15 @@ export interface TinkerTrainerOptions {
   readonly seed?: number;
   /** Policy version the client starts counting from (a resumed run passes its last). @default 0 */
   readonly policyVersion?: number;
+  /** The backend announced `in_pass_importance_correction` in `get_server_capabilities` (the reference trainer does). @default false */
+  readonly inPassImportanceCorrection?: boolean;
 }
 
 /** Tinker `loss_fn` and `loss_fn_config` of a {@link LossConfig}: PPO thresholds are ratio bounds `1 − ε_low`, `1 + ε_high`. */
 export function tinkerLoss(loss: LossConfig): { loss_fn: string; loss_fn_config?: Record<string, number> } {
-  if (loss.kind === "importance_sampling") return { loss_fn: "importance_sampling" };
-  return { loss_fn: "ppo", loss_fn_config: { clip_low_threshold: 1 - loss.clipLow, clip_high_threshold: 1 + loss.clipHigh } };
+  const cap: Record<string, number> = loss.importanceCap === undefined ? {} : { importance_cap: loss.importanceCap };
+  if (loss.kind === "importance_sampling") return { loss_fn: "importance_sampling", ...(loss.importanceCap === undefined ? {} : { loss_fn_config: cap }) };
+  return { loss_fn: "ppo", loss_fn_config: { clip_low_threshold: 1 - loss.clipLow, clip_high_threshold: 1 + loss.clipHigh, ...cap } };
 }
 
 /** The Tinker wire form of a {@link Datum}; `mask` travels as `weights`. */
@@ -67,6 +70,8 @@ export class TinkerTrainer implements TrainingClient {
     readonly modelId: string,
     readonly baseModel: string,
     policyVersion: number,
+    /** Whether the backend applies `LossConfig.importanceCap` inside `forward_backward` (from its capabilities). */
+    readonly inPassImportanceCorrection: boolean,
   ) {
     this.version = policyVersion;
   }
@@ -88,7 +93,7 @@ export class TinkerTrainer implements TrainingClient {
     const result = await http.retrieve<{ model_id?: string }>(String(submitted.request_id));
     const modelId = result.model_id ?? submitted.model_id;
     if (typeof modelId !== "string") throw new TrainerRequestError("create_model answered without a model_id", { status: 200 });
-    return new TinkerTrainer(http, modelId, options.baseModel, options.policyVersion ?? 0);
+    return new TinkerTrainer(http, modelId, options.baseModel, options.policyVersion ?? 0, options.inPassImportanceCorrection ?? false);
   }
 
   async forward(datums: readonly Datum[], loss: LossConfig): Promise<ForwardBackwardResult> {
@@ -102,6 +107,10 @@ export class TinkerTrainer implements TrainingClient {
   /** Accumulates gradients; an empty batch sends nothing and reports loss null. */
   async forwardBackward(datums: readonly Datum[], loss: LossConfig): Promise<ForwardBackwardResult> {
     if (datums.length === 0) return { datums: 0, loss: null };
+    if (loss.importanceCap !== undefined && !this.inPassImportanceCorrection) {
+      // a backend without the extension would ignore or refuse the key: never send it there
+      throw new TrainerRequestError("this trainer does not announce in_pass_importance_correction; correct off-policy datums with forward first", { status: 0 });
+    }
     const output = await this.http.postFuture<ForwardBackwardOutput>("/api/v1/forward_backward", {
       model_id: this.modelId,
       forward_backward_input: { data: datums.map(tinkerDatum), ...tinkerLoss(loss) },
