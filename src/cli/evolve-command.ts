@@ -27,7 +27,7 @@ import { newestRunFolder, newRunFolder, RUNS_FOLDER } from "./run-folders.js";
 import { formatEvolutionSummary } from "./lineage-view.js";
 import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
-import { envforgeCommand } from "./invocation.js";
+import { envforgeCommand, resumeCommand } from "./invocation.js";
 
 /** Flags of `envforge evolve`; each maps to one config key (except `from` and `resume`). */
 export interface EvolveFlags {
@@ -134,7 +134,7 @@ export async function evolveCommand(flags: EvolveFlags): Promise<number> {
   const progress = createEvolutionProgress(config.evolution.generations, () => writeLineagesDocument(store, lineagesPath));
   const removeStopHandlers = onStopSignals(() => {
     progress.stop();
-    process.stderr.write(`\nenvforge: interrupted; every validated generation is stored. Continue with: ${envforgeCommand()} evolve --resume --out ${outDir}\n`);
+    process.stderr.write(`\nenvforge: interrupted; every validated generation is stored. Continue with: ${resumeCommand("evolve", outDir)}\n`);
   });
   const started = Date.now();
   let outcomes: LineageOutcome[];

@@ -1,23 +1,49 @@
-import { basename, delimiter, dirname, isAbsolute, relative, resolve } from "node:path";
+import { basename, delimiter, dirname, isAbsolute, relative, resolve, sep } from "node:path";
+
+/** Where the CLI was started from, as {@link envforgeCommand} reads it (defaults: this process). */
+export interface Invocation {
+  /** The script Node runs (`process.argv[1]`). */
+  readonly script?: string | undefined;
+  /** The working folder (`process.cwd()`). */
+  readonly cwd?: string;
+  /** The PATH variable. */
+  readonly pathVariable?: string;
+  /** `npm_lifecycle_event`: the npm script that started the process (`npm run envforge -- …`), if any. */
+  readonly npmScript?: string | undefined;
+}
 
 /**
  * The command that runs envforge again the way the user ran it now, for the hints the CLI prints
- * ("Continue with: … run --resume --out DIR"): `envforge` when it was started from a folder on PATH
- * (npm's bin link of a global or linked install), otherwise the path of the script relative to the
- * working folder (`./bin/envforge.js` in a checkout, where no `envforge` is on PATH), or its
- * absolute path when it lies outside the working folder. Single-quoted for the shell when it holds
- * characters a shell would split or expand. Never throws.
- *
- * @param script the script Node runs (defaults to `process.argv[1]`)
- * @param cwd the working folder (defaults to `process.cwd()`)
- * @param pathVariable the PATH variable (defaults to `process.env.PATH`)
+ * ("Continue with: … run --resume --out DIR"):
+ * - `npm run envforge --` when npm's script `envforge` started it (npm runs it from the package root);
+ * - `npx envforge` when the script is a project's `node_modules/.bin/envforge` (npx puts that folder
+ *   on PATH only for its own child);
+ * - `envforge` when it was started from a folder on PATH (npm's bin link of a global install);
+ * - otherwise the script's path relative to the working folder (`./bin/envforge.js` in a checkout,
+ *   where no `envforge` is on PATH), or its absolute path when it lies outside the working folder.
+ * Quoted for the shell where needed ({@link shellWord}). Never throws.
  */
-export function envforgeCommand(script: string | undefined = process.argv[1], cwd: string = process.cwd(), pathVariable: string = process.env.PATH ?? ""): string {
+export function envforgeCommand(invocation: Invocation = {}): string {
+  const script = "script" in invocation ? invocation.script : process.argv[1];
+  const cwd = invocation.cwd ?? process.cwd();
+  const pathVariable = invocation.pathVariable ?? process.env.PATH ?? "";
+  const npmScript = "npmScript" in invocation ? invocation.npmScript : process.env.npm_lifecycle_event;
+  if (npmScript === "envforge") return "npm run envforge --";
   if (script === undefined || script === "") return "envforge";
   const absolute = resolve(cwd, script);
+  if (basename(absolute) === "envforge" && dirname(absolute).endsWith(`${sep}node_modules${sep}.bin`)) return "npx envforge";
   const onPath = pathVariable.split(delimiter).filter((folder) => folder !== "" && isAbsolute(folder)).map((folder) => resolve(folder));
   if (onPath.includes(dirname(absolute)) && basename(absolute) === "envforge") return "envforge";
   const fromCwd = relative(cwd, absolute);
-  const shown = fromCwd.startsWith("..") || isAbsolute(fromCwd) ? absolute : `./${fromCwd}`;
-  return /^[\w./@%+=:,-]+$/.test(shown) ? shown : `'${shown.replaceAll("'", `'\\''`)}'`;
+  return shellWord(fromCwd.startsWith("..") || isAbsolute(fromCwd) ? absolute : `./${fromCwd}`);
+}
+
+/** `text` as one shell word: as it is when it holds only safe characters, else single-quoted. */
+export function shellWord(text: string): string {
+  return /^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The hint's command that continues a stopped `command` (`run` or `evolve`) in `outDir`: absolute and quoted, so it works from any folder. */
+export function resumeCommand(command: "run" | "evolve", outDir: string, invocation: Invocation = {}): string {
+  return `${envforgeCommand(invocation)} ${command} --resume --out ${shellWord(resolve(invocation.cwd ?? process.cwd(), outDir))}`;
 }

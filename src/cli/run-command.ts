@@ -18,7 +18,7 @@ import { openTrainer, trainerPlanOf, type OpenedTrainer } from "./open-trainer.j
 import { formatSummary } from "./summary.js";
 import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
-import { envforgeCommand } from "./invocation.js";
+import { resumeCommand } from "./invocation.js";
 import { liveTensorBoardExport } from "./live-tensorboard.js";
 
 /** Flags of `envforge run`; each maps to one config key. */
@@ -110,7 +110,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   // from here on a stop signal stops the reference trainer this run starts (it runs detached) before exiting
   const removeStopHandlers = onStopSignals(async () => {
     progress?.stop();
-    process.stderr.write(`\nenvforge: interrupted; everything finished so far is stored. Continue with: ${envforgeCommand()} run --resume --out ${outDir}\n`);
+    process.stderr.write(`\nenvforge: interrupted; everything finished so far is stored. Continue with: ${resumeCommand("run", outDir)}\n`);
     if (config.trainer.backend === "reference") await stopReferenceTrainer(outDir);
   });
   let opened: OpenedTrainer;
@@ -217,7 +217,7 @@ function finishedRun(storePath: string, rounds: number): (StoredRun & { done: nu
  * holds and the exact command that continues it. Never throws: a store that cannot be read is said so.
  */
 export function stoppedRunSummary(storePath: string, outDir: string, config: Pick<Config, "rounds" | "model">): { stdout: string; stderr: string } {
-  const command = `${envforgeCommand()} run --resume --out ${outDir}`;
+  const command = resumeCommand("run", outDir);
   let run: StoredRun;
   try {
     run = readStoredRun(storePath);
