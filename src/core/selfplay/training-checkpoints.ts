@@ -63,7 +63,7 @@ export interface CheckpointingTrainerOptions {
  */
 export class CheckpointingTrainer implements Trainer {
   readonly name: string;
-  private pending: { result: ForwardBackwardResult; tokens: number; seconds: number }[] = [];
+  private pending: { result: ForwardBackwardResult; tokens: number; policyTokens: number; seconds: number }[] = [];
   private readonly clock: () => number;
 
   constructor(
@@ -94,7 +94,8 @@ export class CheckpointingTrainer implements Trainer {
     const started = this.clock();
     const result = await this.inner.forwardBackward(datums, loss);
     const tokens = datums.reduce((sum, datum) => sum + datum.modelInput.length, 0);
-    this.pending.push({ result, tokens, seconds: (this.clock() - started) / 1000 });
+    const policyTokens = datums.reduce((sum, datum) => sum + datum.mask.reduce((count, flag) => count + (flag === 1 ? 1 : 0), 0), 0);
+    this.pending.push({ result, tokens, policyTokens, seconds: (this.clock() - started) / 1000 });
     return result;
   }
 
@@ -122,9 +123,15 @@ export class CheckpointingTrainer implements Trainer {
 
   private metricsLine(policyVersion: number, optimStep: number, publish: number, checkpointSeconds: number, checkpoint: string | null): TrainerStepMetrics {
     const sent = this.pending.filter((entry) => entry.result.datums > 0);
+    // a backend's ":mean" metrics are means over the policy tokens of one call; a step of several
+    // calls (on-policy and off-policy datums apart) weighs each call by its policy tokens
     const metric = (key: string): number | null => {
-      const values = sent.map((entry) => entry.result.metrics?.[key]).filter((value): value is number => typeof value === "number");
-      return values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
+      const values = sent
+        .map((entry) => ({ value: entry.result.metrics?.[key], weight: entry.policyTokens }))
+        .filter((entry): entry is { value: number; weight: number } => typeof entry.value === "number");
+      if (values.length === 0) return null;
+      const weight = values.reduce((sum, entry) => sum + entry.weight, 0);
+      return weight === 0 ? values.reduce((sum, entry) => sum + entry.value, 0) / values.length : values.reduce((sum, entry) => sum + entry.value * entry.weight, 0) / weight;
     };
     const tokens = this.pending.reduce((sum, entry) => sum + entry.tokens, 0);
     const forwardBackward = this.pending.reduce((sum, entry) => sum + entry.seconds, 0);
