@@ -26,6 +26,9 @@ describe("config", () => {
   it("refuses a release threshold above the probe's rollouts and an unknown direction", () => {
     expect(() => parseConfig({ evolution: { frontier: { rollouts: 4, releaseWins: 6 } } })).toThrowError(/evolution\.frontier\.releaseWins/);
     expect(() => parseConfig({ evolution: { direction: "up" } })).toThrowError(/evolution\.direction/);
+    // the trainer computes the truncated weight in float32: a cap it cannot hold is refused before the run starts
+    expect(() => parseConfig({ advantages: { importanceCap: 1e39 } })).toThrowError(/advantages\.importanceCap/);
+    expect(() => parseConfig({ advantages: { importanceCap: 1e-300 } })).toThrowError(/advantages\.importanceCap/);
   });
 
   it("names the key and the allowed values of a bad enum", () => {

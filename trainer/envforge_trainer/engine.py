@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from peft import LoraConfig, PeftModel, get_peft_model, get_peft_model_state_dict, set_peft_model_state_dict
 
-from .losses import LOSS_REDUCTION, SUPPORTED_LOSS_FNS, token_loss
+from .losses import LOSS_REDUCTION, MAX_IMPORTANCE_CAP, MIN_IMPORTANCE_CAP, SUPPORTED_LOSS_FNS, token_loss
 from .model_loading import BaseModel
 from .target_logprobs import LogprobHead
 
@@ -97,8 +97,8 @@ class Engine:
         if not data:
             raise UserError("forward_backward_input.data is empty")
         cap = (config or {}).get("importance_cap")
-        if cap is not None and not (isinstance(cap, (int, float)) and math.isfinite(cap) and cap > 0):
-            raise UserError(f"loss_fn_config.importance_cap must be a positive number, got {cap!r}")
+        if cap is not None and not (isinstance(cap, (int, float)) and math.isfinite(cap) and MIN_IMPORTANCE_CAP <= cap <= MAX_IMPORTANCE_CAP):
+            raise UserError(f"loss_fn_config.importance_cap must be a number from {MIN_IMPORTANCE_CAP:g} to {MAX_IMPORTANCE_CAP:g} (the loss is computed in float32), got {cap!r}")
         for index, datum in enumerate(data):
             self._validate(index, datum, loss_fn)
         self.peft.set_adapter(model_id)

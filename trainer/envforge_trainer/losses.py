@@ -31,6 +31,9 @@ LOSS_REDUCTION = "sum"
 SUPPORTED_LOSS_FNS = ("cross_entropy", "importance_sampling", "ppo")
 DEFAULT_CLIP_LOW_THRESHOLD = 0.8
 DEFAULT_CLIP_HIGH_THRESHOLD = 1.28
+# bounds of loss_fn_config.importance_cap: float32 holds them (a cap of 1e39 overflows, 1e-300 becomes 0)
+MIN_IMPORTANCE_CAP = 1e-6
+MAX_IMPORTANCE_CAP = 1e6
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,8 @@ def token_loss(
     drift = float((weights * (sampler_logprobs - learner_logprobs.detach())).sum())
     if "importance_cap" in config:
         cap = float(config["importance_cap"])
-        if not cap > 0:
-            raise ValueError(f"importance_cap must be positive, got {cap}")
+        if not MIN_IMPORTANCE_CAP <= cap <= MAX_IMPORTANCE_CAP:
+            raise ValueError(f"importance_cap must be from {MIN_IMPORTANCE_CAP:g} to {MAX_IMPORTANCE_CAP:g}, got {cap}")
         old = learner_logprobs.detach()
         advantages = advantages * torch.clamp(torch.exp(old - sampler_logprobs), max=cap)
         sampler_logprobs = old

@@ -130,8 +130,9 @@ def test_in_pass_importance_correction_makes_the_same_update_as_forward_then_for
     assert forward(one) != pytest.approx(old, abs=1e-4)  # the update moved the policy
 
 
-def test_a_cap_that_is_not_positive_is_a_user_error(client):
+def test_a_cap_outside_what_float32_holds_is_a_user_error(client):
     model_id = create_model(client)
-    body = {"model_id": model_id, "forward_backward_input": {"data": [DATUM], "loss_fn": "ppo", "loss_fn_config": {"importance_cap": -1.0}}}
-    failed = client.post("/api/v1/retrieve_future", json={"request_id": client.post("/api/v1/forward_backward", json=body).json()["request_id"]})
-    assert failed.status_code == 400 and failed.json()["category"] == "user" and "importance_cap" in failed.json()["error"]
+    for cap in (-1.0, 0.0, 1e-300, 1e39):
+        body = {"model_id": model_id, "forward_backward_input": {"data": [DATUM], "loss_fn": "ppo", "loss_fn_config": {"importance_cap": cap}}}
+        failed = client.post("/api/v1/retrieve_future", json={"request_id": client.post("/api/v1/forward_backward", json=body).json()["request_id"]})
+        assert failed.status_code == 400 and failed.json()["category"] == "user" and "importance_cap" in failed.json()["error"], cap

@@ -83,6 +83,7 @@ def test_in_pass_importance_correction_equals_the_two_pass_correction(loss_fn):
     assert plain.grad.tolist() != pytest.approx(one.grad.tolist(), abs=1e-3)
 
 
-def test_in_pass_importance_correction_refuses_a_cap_that_is_not_positive():
-    with pytest.raises(ValueError, match="importance_cap must be positive"):
-        token_loss("ppo", torch.tensor([0.0]), torch.tensor([0.0]), torch.tensor([1.0]), torch.tensor([1.0]), {"importance_cap": 0.0})
+def test_in_pass_importance_correction_refuses_a_cap_float32_cannot_hold():
+    for cap in (0.0, -1.0, 1e-300, 1e39):
+        with pytest.raises(ValueError, match="importance_cap must be from"):
+            token_loss("ppo", torch.tensor([0.0]), torch.tensor([0.0]), torch.tensor([1.0]), torch.tensor([1.0]), {"importance_cap": cap})

@@ -11,8 +11,8 @@ export const AdvantagesSchema = z
     designerGroupBy: z.enum(["prompt", "skill"]).default("prompt"),
     /** Cap on the Designer loss weight (kept Solver samples / kept Designer samples) (SPADE). @default 50 */
     designerWeightCap: z.number().min(1).default(50),
-    /** Cap C of the truncated importance weight min(π_old/π_sample, C) (SPADE). @default 2 */
-    importanceCap: z.number().positive().default(2),
+    /** Cap C of the truncated importance weight min(π_old/π_sample, C) (SPADE), 1e-6 to 1e6 (the trainer computes in float32). @default 2 */
+    importanceCap: z.number().min(1e-6).max(1e6).default(2),
     /** Trainer loss: `ppo` or `importance_sampling`. @default "ppo" */
     lossKind: z.enum(["ppo", "importance_sampling"]).default("ppo"),
     /** Lower PPO clip threshold ε_low (SPADE). @default 0.2 */
