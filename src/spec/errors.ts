@@ -97,7 +97,11 @@ export class RemoteSandboxUnavailableError extends SandboxUnavailableError {
   readonly servers: readonly SandboxServerFailure[];
 
   constructor(servers: readonly SandboxServerFailure[], options: { cause?: unknown } = {}) {
-    super(`no sandbox server is usable: ${servers.map((server) => `${server.url} (${server.reason})`).join("; ")}`, { retryable: true, ...options });
+    super(
+      `no sandbox server is usable: ${servers.map((server) => `${server.url} (${server.reason})`).join("; ")}. ` +
+        "Start envforge serve at these URLs (or fix sandbox.remote.urls, or the token in sandbox.remote.tokenEnv); a failed server is tried again after its cool-down (sandbox.remote.cooldownMs)",
+      { retryable: true, ...options },
+    );
     this.servers = servers;
   }
 }

@@ -149,8 +149,10 @@ describe("RemoteSandbox", () => {
     // one line per server; the last one down does not promise a replay elsewhere
     expect(warnings.map((warning) => warning.replace(/^sandbox server \S+ failed \(.+\); /, ""))).toEqual([
       "it is skipped for 30 s and its episodes are replayed on the other servers",
-      "it is skipped for 30 s and no other server is usable now",
+      `it is skipped for 30 s and no other server is usable now: until one answers, episodes fail with "no sandbox server is usable"; check that envforge serve runs at ${urls[1]} (sandbox.remote.urls) with the token this run sends`,
     ]);
+    // the error says what to do, not only that nothing answered
+    expect((failure as RemoteSandboxUnavailableError).message).toMatch(/Start envforge serve at these URLs .*sandbox\.remote\.urls.*cool-down/);
     // within the cool-down they are not even tried
     const again = await sandbox.open(programWithStep("        pass")).catch((error: unknown) => error);
     expect((again as RemoteSandboxUnavailableError).servers[0]?.reason).toMatch(/cooling down/);

@@ -43,7 +43,7 @@ export class RemoteSandbox implements Sandbox {
     const warn = options.warn;
     this.pool = new ServerPool(options.urls, options.cooldownMs ?? 30_000, options.now ?? Date.now, (url, reason, cooldownMs, usableLeft) =>
       warn?.(
-        `sandbox server ${url} failed (${reason}); it is skipped for ${Math.round(cooldownMs / 1000)} s and ${usableLeft > 0 ? "its episodes are replayed on the other servers" : "no other server is usable now"}`,
+        `sandbox server ${url} failed (${reason}); it is skipped for ${Math.round(cooldownMs / 1000)} s and ${usableLeft > 0 ? "its episodes are replayed on the other servers" : `no other server is usable now: until one answers, episodes fail with "no sandbox server is usable"; check that envforge serve runs at ${url} (sandbox.remote.urls) with the token this run sends`}`,
       ),
     );
   }
