@@ -6,7 +6,7 @@
 // its step does not set info["invalid_action"]. Prints one line per seed environment and a total.
 //
 // Usage (after `npm run build`): node scripts/solver-prompt-format.mjs [--resets 3] [--samples 2]
-// Figures: docs/benchmarks.md, "Solver prompt".
+// Figures: docs/benchmarks/models.md, "Solver prompt".
 import { parseArgs } from "node:util";
 import { openModel } from "../dist/adapters/llm/index.js";
 import { loadSeedPackages } from "../dist/adapters/package-files/index.js";

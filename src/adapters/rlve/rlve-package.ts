@@ -22,7 +22,7 @@ export const RLVE_HINT =
   "Work the problem out step by step and check your result against every condition in the statement before replying. " +
   "Then write only the final answer, in exactly the format the statement asks for, between the answer tags.";
 
-/** Why an RLVE environment cannot become an envforge package (stable codes, counted in docs/benchmarks.md). */
+/** Why an RLVE environment cannot become an envforge package (stable codes, counted in docs/benchmarks/levels.md). */
 export type RlveSkipReason =
   /** The environment or controller module is not where the registry says. */
   | "missing_source"

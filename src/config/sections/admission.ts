@@ -54,7 +54,7 @@ export const AdmissionSchema = z
      * Relative drop of the off-policy difficulty D (oracle turns × first-observation characters, mean over
      * the gate seeds) from one level to the next that the levels gate still accepts as noise: D is a proxy, and
      * a single-turn family's prompt length varies with the instance (7 of 80 RLVE environments drop 5–11 %
-     * between levels whose parameters grow; docs/benchmarks.md, "RLVE"). @default 0.15
+     * between levels whose parameters grow; docs/benchmarks/levels.md, "RLVE"). @default 0.15
      */
     levelTolerance: z.number().min(0).max(1).default(0.15),
     /** Largest `env.py`, characters (static gate). @default 65536 */

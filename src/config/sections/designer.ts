@@ -39,7 +39,7 @@ export const DesignerSchema = z
      * Constrain scaffolded Designer replies with the scaffold grammar (`SCAFFOLD_GRAMMAR`, GBNF): the fences,
      * the manifest constants and `generate`/`render`/`solve` cannot be left out. Enforced by the embedded
      * llama.cpp engine (directly or as the engine sampler); other providers ignore it; not used with `format`
-     * "class". Measured on `envforge bench designer` (docs/benchmarks.md, "Designer yield"): with it
+     * "class". Measured on `envforge bench designer` (docs/benchmarks/designer.md, "Designer yield"): with it
      * Qwen2.5-Coder-0.5B's first attempts all parse (4 of 6 without) and Gemma 3 270M's replies parse at all.
      * @default true
      */

@@ -20,7 +20,7 @@ export const ModelSchema = z
      * against it); 0 = the full vocabulary, whose per-token probability costs node-llama-cpp a sort of every
      * candidate (262,144 on Gemma 3): about 1.8x slower per token on 2 cores. At 1000 the engine–trainer KL
      * estimate measured 0.068 before and 0.015 after a step and its sync, nats/token (full vocabulary 0.016 and
-     * −0.010; k = 64 0.135 and 0.100; docs/benchmarks.md). A k at or above the model's vocabulary size is the
+     * −0.010; k = 64 0.135 and 0.100; docs/benchmarks/models.md). A k at or above the model's vocabulary size is the
      * full vocabulary. @default 1000
      */
     samplingTopK: z.number().int().min(0).max(1_000_000).default(1000),

@@ -32,7 +32,7 @@ export const SolverSchema = z
      * calibration gate, evolution and frontier rollouts), each in its own sandbox session. Seeds and
      * stored order do not depend on completion order. On the embedded engine each episode samples on
      * its own sequence of one llama.cpp context (`model.sequences`). On 2 cores 1, 2, 4 and 8 sampled at
-     * the same speed within noise (one sequence already keeps both cores busy; docs/benchmarks.md); more cores,
+     * the same speed within noise (one sequence already keeps both cores busy; docs/benchmarks/models.md); more cores,
      * a GPU or a server gain from more. @default 2
      */
     concurrency: z.number().int().min(1).max(256).default(2),

@@ -50,7 +50,7 @@ export const MAX_ADDED_STEPS = 8;
  * writes only what the direction asks of it. Qwen2.5-Coder-1.5B's plans without it broke those
  * rules in 12 of 19 rounds (`plan_wrong_length`, `plan_changed_kept`, `plan_not_longer`,
  * `plan_outside_span`, `plan_unchanged`) and copied "… | skill: …" into labels
- * (docs/benchmarks.md, "Evolution with Qwen2.5-Coder-1.5B"). `plan_unchanged` stays possible (a
+ * (docs/benchmarks/evolution.md, "Evolution with Qwen2.5-Coder-1.5B"). `plan_unchanged` stays possible (a
  * new label may repeat the old one) and is still checked.
  */
 export function planGrammar(shape: PlanShape): string {
@@ -90,7 +90,7 @@ function gbnfLiteral(text: string): string {
  * its decision, so the verdict is computed by program from the checks ({@link parseRubricReview})
  * rather than stated by the model before it has looked. Qwen2.5-Coder-1.5B's free reviews rejected
  * sound plans with reasons that contradicted them ("replace it with a rarer skill such as …", naming
- * the plan's own skill), and 1 of the 9 reviews of one run held no verdict (docs/benchmarks.md, "Evolution with
+ * the plan's own skill), and 1 of the 9 reviews of one run held no verdict (docs/benchmarks/evolution.md, "Evolution with
  * Qwen2.5-Coder-1.5B").
  */
 export function reviewGrammar(rubrics: number): string {

@@ -41,7 +41,7 @@ export interface ModificationSettings {
  * The change form the Modifier is asked for (config `evolution.modifierForm`).
  * `search-replace`: only search/replace blocks, with one short worked block in
  * the prompt; Qwen2.5-Coder-1.5B's full files ran past the token bound and its
- * unified diffs did not parse (docs/benchmarks.md, "Evolution with
+ * unified diffs did not parse (docs/benchmarks/evolution.md, "Evolution with
  * Qwen2.5-Coder-1.5B"). `any`: blocks, unified diffs or full files, the model's
  * choice. Every form is parsed whatever the prompt asked ({@link buildChild}).
  */

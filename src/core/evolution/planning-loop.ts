@@ -166,7 +166,7 @@ const PLAN_CHARS_PER_TOKEN = 3;
  * itself (the summary and the changed steps) plus the parent's steps, which every plan repeats (the grammar
  * writes the kept ones in verbatim, but each still costs its tokens), at one token per
  * {@link PLAN_CHARS_PER_TOKEN} characters of their JSON. A fixed bound cut the 15-step register-machine plans of
- * Qwen2.5-Coder-1.5B inside the kept steps, so they failed as `plan_outside_span` (docs/benchmarks.md, "Evolution
+ * Qwen2.5-Coder-1.5B inside the kept steps, so they failed as `plan_outside_span` (docs/benchmarks/evolution.md, "Evolution
  * with Qwen2.5-Coder-1.5B", `9171723`).
  * @param allowance tokens for the model's own text (≥ 1)
  * @param sequence the parent's scenario–skill steps

@@ -58,7 +58,7 @@ export function solverPolicy(model: LanguageModel, options: SolverPolicyOptions)
  * Gemma 3 270M) echo a leading system prompt instead of acting; with the
  * instruction last, 25 of 60 sampled first actions on the ten seed environments
  * were readable (not flagged `invalid_action`) against 8 of 60
- * (`node scripts/solver-prompt-format.mjs`; docs/benchmarks.md, "Solver prompt").
+ * (`node scripts/solver-prompt-format.mjs`; docs/benchmarks/models.md, "Solver prompt").
  */
 export const SOLVER_INSTRUCTION = "Reply with your next action only, in the exact format the task asks for.";
 
