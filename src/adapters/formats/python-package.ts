@@ -65,22 +65,40 @@ export interface PythonPackageLayout {
  * @throws ConfigError when the folder exists and `replace` is false
  */
 export function writePythonPackage(environment: ExportedEnvironment, outDir: string, stamp: ExportStamp, layout: PythonPackageLayout, replace: boolean): { folder: string; files: string[] } {
-  const folder = resolve(outDir, layout.distribution);
+  const program = join(layout.moduleDir, "program");
+  return writeExportFolder(outDir, layout.distribution, {
+    ...layout.files,
+    [join(layout.moduleDir, RUNTIME_FILE)]: RUNTIME_SOURCE,
+    ...programFiles(environment, stamp, program, { oracle: true, init: true }),
+  }, replace);
+}
+
+/**
+ * The files of `program/` under `dir`: env.py, env.json exactly as admitted, provenance.json, and
+ * (as asked) oracle.py and an empty `__init__.py`.
+ */
+export function programFiles(environment: ExportedEnvironment, stamp: ExportStamp, dir: string, include: { readonly oracle: boolean; readonly init: boolean }): Record<string, string> {
+  const pkg = environment.package;
+  return {
+    ...(include.init ? { [join(dir, "__init__.py")]: "" } : {}),
+    [join(dir, PACKAGE_FILES.env)]: pkg.envSource,
+    ...(include.oracle ? { [join(dir, PACKAGE_FILES.oracle)]: pkg.oracleSource } : {}),
+    [join(dir, PACKAGE_FILES.manifest)]: `${JSON.stringify(pkg.manifest, null, 2)}\n`,
+    [join(dir, "provenance.json")]: `${JSON.stringify(provenanceDocument(environment, stamp), null, 2)}\n`,
+  };
+}
+
+/**
+ * Writes `files` (relative path → text) into the new folder `outDir/name`. Returns the folder and
+ * the files written (relative, sorted).
+ * @throws ConfigError when the folder exists and `replace` is false
+ */
+export function writeExportFolder(outDir: string, name: string, files: Readonly<Record<string, string>>, replace: boolean): { folder: string; files: string[] } {
+  const folder = resolve(outDir, name);
   if (existsSync(folder)) {
     if (!replace) throw new ConfigError(`${folder} exists: remove it or pass --replace`);
     rmSync(folder, { recursive: true, force: true });
   }
-  const pkg = environment.package;
-  const program = join(layout.moduleDir, "program");
-  const files: Record<string, string> = {
-    ...layout.files,
-    [join(layout.moduleDir, RUNTIME_FILE)]: RUNTIME_SOURCE,
-    [join(program, "__init__.py")]: "",
-    [join(program, PACKAGE_FILES.env)]: pkg.envSource,
-    [join(program, PACKAGE_FILES.oracle)]: pkg.oracleSource,
-    [join(program, PACKAGE_FILES.manifest)]: `${JSON.stringify(pkg.manifest, null, 2)}\n`,
-    [join(program, "provenance.json")]: `${JSON.stringify(provenanceDocument(environment, stamp), null, 2)}\n`,
-  };
   for (const [path, text] of Object.entries(files)) {
     const target = join(folder, path);
     mkdirSync(dirname(target), { recursive: true });
@@ -88,6 +106,9 @@ export function writePythonPackage(environment: ExportedEnvironment, outDir: str
   }
   return { folder, files: Object.keys(files).map((path) => join(path)).sort() };
 }
+
+/** The standard-library runtime's source (`envforge_episode.py`), for formats that place it themselves. */
+export const RUNTIME = RUNTIME_SOURCE;
 
 /**
  * The README of an exported package: what the environment is, how to install and use it, the

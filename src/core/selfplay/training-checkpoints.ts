@@ -27,7 +27,13 @@ export interface TrainerStepMetrics {
   /** Summed loss as the backend reports it (`loss:sum`); null when no datum was sent. */
   readonly loss: number | null;
   readonly clipFraction: number | null;
-  /** Mean of log π_sampler − log π_learner over policy tokens (a KL estimate between sampler and learner). */
+  /**
+   * Mean of log π_datum − log π_learner over policy tokens, weighted by each call's policy tokens: a
+   * KL estimate between the datums' logprobs and the learner. With the in-pass correction the
+   * datums keep the sampler's logprobs, so off-policy drift shows here; with a `forward` first the
+   * corrected datums carry π_old and contribute about 0 (their drift is in the round report's
+   * `samplerMismatch` and the Designer's importance weights).
+   */
   readonly klSamplerLearner: number | null;
   /** Model-input tokens sent to `forward_backward`. */
   readonly tokens: number;
