@@ -13,9 +13,10 @@
 #       `envforge serve` with OpenEnv's current generic and MCP clients
 #   2d. Reasoning Gym's virtualenv .venv-eval (pinned scripts/eval-requirements.txt), for `envforge eval`
 #   2e. RLVE's virtualenv .venv-rlve (pinned scripts/rlve-requirements.txt, about 50 MB), for `envforge import rlve` and its test
+#   2f. Harbor's task model in .venv-harbor (pinned scripts/harbor-requirements.txt), for the test of the Harbor export
 # Environment: ENVFORGE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/envforge), ENVFORGE_SKIP_MODEL=1,
 #   ENVFORGE_MODELS=qwen2.5-coder-1.5b,qwen2.5-coder-0.5b (or all), ENVFORGE_SKIP_TRAINER=1, ENVFORGE_SKIP_OPENENV=1,
-#   ENVFORGE_SKIP_EVAL=1, ENVFORGE_SKIP_RLVE=1 (ENVFORGE_SKIP_OPENENV=1 skips both OpenEnv virtualenvs).
+#   ENVFORGE_SKIP_EVAL=1, ENVFORGE_SKIP_RLVE=1, ENVFORGE_SKIP_HARBOR=1 (ENVFORGE_SKIP_OPENENV=1 skips both OpenEnv virtualenvs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -67,13 +68,13 @@ if [ "${ENVFORGE_SKIP_TRAINER:-0}" != 1 ]; then
 fi
 
 # a pinned virtualenv: created when missing, (re)installed with --no-deps only when its requirements file changed
-pinned_venv() { # pinned_venv VENV REQUIREMENTS WHAT
+pinned_venv() { # pinned_venv VENV REQUIREMENTS WHAT [EXTRA PIP FLAGS...]
   local stamp="$1/.requirements.sha256" wanted
   wanted="$(sha256sum "$2" | cut -d' ' -f1)"
   if [ ! -x "$1/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
     say "installing $3 (pinned) into $1"
     [ -x "$1/bin/python" ] || /usr/bin/python3 -m venv "$1"
-    "$1/bin/pip" install --quiet --disable-pip-version-check --no-deps -r "$2"
+    "$1/bin/pip" install --quiet --disable-pip-version-check --no-deps "${@:4}" -r "$2"
     echo "$wanted" > "$stamp"
   fi
 }
@@ -97,6 +98,12 @@ pinned_venv() { # pinned_venv VENV REQUIREMENTS WHAT
 #     skips it; the importer's test then fails, telling you to run this script): the sources `envforge import rlve` turns into packages. Nothing else is installed:
 #     the importer never imports RLVE, and replaces its base class (which imports torch and numpy) with a standard-library one.
 [ "${ENVFORGE_SKIP_RLVE:-0}" = 1 ] || pinned_venv .venv-rlve scripts/rlve-requirements.txt rlve-gym
+
+# 2f. Harbor's task model (harbor 0.25.0 with pydantic and toml, pinned in scripts/harbor-requirements.txt, about 30 MB) in
+#     .venv-harbor (ENVFORGE_SKIP_HARBOR=1 skips it; the Harbor export test then fails, telling you to run this script): the
+#     test that checks exported Harbor tasks with Harbor's own TaskConfig and TaskPaths. Harbor declares Python >= 3.12;
+#     those two modules load on 3.11, so it is installed with --ignore-requires-python.
+[ "${ENVFORGE_SKIP_HARBOR:-0}" = 1 ] || pinned_venv .venv-harbor scripts/harbor-requirements.txt harbor --ignore-requires-python
 
 # 3. Node dependencies and build
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BwrapSandbox } from "../adapters/sandbox/index.js";
 import { oraclePolicy, playEpisode } from "../core/rollout/index.js";
+import { HARBOR_SEED, harborTaskName } from "../adapters/formats/index.js";
 import { seedCatalog, readRunStore, storeCatalog } from "../server/index.js";
 import type { EnvPackage, Episode } from "../spec/index.js";
 import { startTestServer } from "../testing/serve-fixtures.js";
@@ -243,6 +244,47 @@ describe("export to verifiers, checked by verifiers 0.4.0 in a fresh virtualenv"
       sameTrajectory(episode, played.steps);
       expect(played.reward).toBe(episode.return);
       expect(played.metrics).toMatchObject({ won: 1 });
+    }
+  });
+});
+
+describe("export to Harbor, checked by Harbor 0.25.0's own task model and a trial without Docker", () => {
+  const HARBOR_PYTHON = join(ROOT, ".venv-harbor", "bin", "python");
+  const LEVELS = [2, 0]; // the seed's task at level 2, the evolved generation's at level 0 (each at HARBOR_SEED)
+  let episodes: Episode[];
+  let report: Record<string, any>;
+  let folders: string[];
+  beforeAll(async () => {
+    if (!existsSync(HARBOR_PYTHON)) throw new Error(`${HARBOR_PYTHON} is missing: run ./scripts/setup.sh (it installs Harbor's task model into .venv-harbor)`);
+    const exported = [
+      ...exportEnvironments(["number-guess"], { format: "harbor", out: join(work, "harbor") }).packages,
+      ...exportEnvironments([evolved?.id ?? ""], { format: "harbor", out: join(work, "harbor"), store: EVOLUTION }).packages,
+    ];
+    folders = exported.map((item, index) => join(item.folder, `${EPISODES[index]?.name}-level-${LEVELS[index]}`));
+    episodes = await Promise.all(EPISODES.map((episode, index) => envforgeEpisode(episode.pkg, HARBOR_SEED, LEVELS[index] ?? 0)));
+    report = await python(join(ROOT, ".venv-harbor"), join(ROOT, "src/adapters/formats/harbor_check.py"), {
+      tasks: folders.map((folder, index) => ({ folder, actions: episodes[index]?.turns.map((turn) => turn.action) })),
+    });
+  }, 600_000);
+
+  it("writes one task per level that Harbor's TaskConfig and TaskPaths accept, with the oracle only in solution/", () => {
+    expect(readdirSync(join(work, "harbor", "envforge-harbor-number-guess")).filter((name) => name.startsWith("number-guess-level-")).length).toBe(seed.package.manifest.levels?.count);
+    for (const [index, task] of report.tasks.entries()) {
+      expect(task).toMatchObject({ name: harborTaskName(EPISODES[index]?.name ?? "", LEVELS[index] ?? 0), instruction: true, dockerfile: true, test: "tests/test.sh", solve: "solution/solve.sh", oracle_in_environment: false });
+    }
+  });
+
+  it("the solution wins (reward 1); envforge's oracle replies through the agent's command see envforge's observations and win; no reply and a tampered /app score 0", () => {
+    for (const [index, task] of report.tasks.entries()) {
+      const episode = episodes[index] as Episode;
+      expect(task.solution).toMatchObject({ played: 0, verifier_exit: 0, reward: "1" });
+      expect(task.actions.played).toEqual(episode.turns.map((turn) => turn.observation));
+      expect(task.actions).toMatchObject({ reward: "1", episode: { won: true, return: episode.return } });
+      sameTrajectory(episode, task.actions.episode.steps);
+      expect(task.no_reply).toMatchObject({ reward: "0", episode: { steps: [], won: false } });
+      // the agent's own copy says it won; the verifier's replay on its copy does not
+      expect(task.tampered.played).toMatch(/^won/);
+      expect(task.tampered.reward).toBe("0");
     }
   });
 });

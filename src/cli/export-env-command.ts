@@ -4,7 +4,7 @@ import { ConfigError, type ExportedEnvironment, type ExportedPackage, type Store
 
 /** Flags of `envforge export env`. */
 export interface ExportEnvFlags {
-  /** `gymnasium` or `openenv` (see EXPORT_FORMATS). */
+  /** `gymnasium`, `openenv`, `verifiers` or `harbor` (see EXPORT_FORMATS). */
   readonly format: string;
   /** Folder the packages are written into (one sub-folder each). */
   readonly out: string;
@@ -115,6 +115,6 @@ export function exportEnvCommand(references: readonly string[], flags: ExportEnv
     return 0;
   }
   for (const item of written) process.stdout.write(`${item.distribution}: ${item.files.length} files -> ${item.folder}\n  use: ${item.usage}\n`);
-  process.stdout.write(`envforge export env: ${written.length} ${format} package(s). They run the environment program WITHOUT a sandbox; each README says how to play it in an envforge serve instead.\n`);
+  process.stdout.write(`envforge export env: ${written.length} ${format} package(s). ${EXPORT_FORMATS[format]?.note ?? ""}\n`);
   return 0;
 }

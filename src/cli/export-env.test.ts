@@ -14,7 +14,7 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 describe("envforge export env: bad requests", () => {
   it("refuses an unknown format, nothing named, an unknown environment, refs with --all, --store with --envs, and an existing folder", () => {
-    expect(() => exportEnvironments(["number-guess"], { format: "harbour", out })).toThrow(/--format harbour: one of gymnasium, openenv/);
+    expect(() => exportEnvironments(["number-guess"], { format: "harbour", out })).toThrow(/--format harbour: one of gymnasium, harbor, openenv, verifiers/);
     expect(() => exportEnvironments([], { format: "gymnasium", out })).toThrow(/name an environment .* or pass --all/);
     expect(() => exportEnvironments(["no-such-env"], { format: "gymnasium", out })).toThrow(ConfigError);
     expect(() => exportEnvironments(["no-such-env"], { format: "gymnasium", out })).toThrow(/no environment "no-such-env" in this source/);

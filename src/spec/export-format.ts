@@ -48,6 +48,8 @@ export interface ExportFormat {
   readonly name: string;
   /** One line for `--help`. */
   readonly description: string;
+  /** What the command says after writing: where the exported program runs (the sandbox warning, or its container). */
+  readonly note: string;
   /**
    * Writes the package for `environment` into a new folder under `outDir`.
    * @param generated what the package's provenance says about the export (envforge version, time)

@@ -1,5 +1,5 @@
 import type { ExportFormat } from "../../spec/index.js";
-import { packageReadme, pascalName, pyproject, pythonName, RUNTIME_FILE, writePythonPackage } from "./python-package.js";
+import { packageReadme, pascalName, pyproject, pythonName, RUNTIME_FILE, LOCAL_PROGRAM_NOTE, writePythonPackage } from "./python-package.js";
 
 /** The Gymnasium id an export registers: `envforge/<name>-v0`. */
 export function gymnasiumId(name: string): string {
@@ -18,6 +18,7 @@ export function gymnasiumId(name: string): string {
 export const gymnasiumFormat: ExportFormat = {
   name: "gymnasium",
   description: "a pip package registering a Gymnasium 1.x environment envforge/<name>-v0 (text observations and actions)",
+  note: LOCAL_PROGRAM_NOTE,
   write(environment, outDir, stamp, replace) {
     const name = environment.exportName;
     const module = `envforge_gym_${pythonName(name)}`;

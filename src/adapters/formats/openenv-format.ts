@@ -1,5 +1,5 @@
 import type { ExportFormat, ExportedEnvironment } from "../../spec/index.js";
-import { packageReadme, pascalName, pyproject, pythonName, RUNTIME_FILE, writePythonPackage } from "./python-package.js";
+import { packageReadme, pascalName, pyproject, pythonName, RUNTIME_FILE, LOCAL_PROGRAM_NOTE, writePythonPackage } from "./python-package.js";
 
 /** OpenEnv's names for an environment (its discovery infers them): env key, module, distribution and class stem. */
 export function openEnvNames(name: string): { key: string; module: string; distribution: string; stem: string } {
@@ -21,6 +21,7 @@ export function openEnvNames(name: string): { key: string; module: string; distr
 export const openEnvFormat: ExportFormat = {
   name: "openenv",
   description: "an OpenEnv 0.10 environment package openenv-<name>_env (openenv.yaml, models, client, FastAPI server)",
+  note: LOCAL_PROGRAM_NOTE,
   write(environment, outDir, stamp, replace) {
     const { key, module, distribution, stem } = openEnvNames(environment.exportName);
     const runtime = RUNTIME_FILE.replace(/\.py$/, "");

@@ -4,6 +4,9 @@ import { dirname, join, resolve } from "node:path";
 import { ConfigError, type ExportedEnvironment, type ExportStamp } from "../../spec/index.js";
 import { PACKAGE_FILES } from "../package-files/index.js";
 
+/** The note of the formats whose packages run the program in the user's own process. */
+export const LOCAL_PROGRAM_NOTE = "They run the environment program WITHOUT a sandbox; each README says how to play it in an envforge serve instead.";
+
 /** The standard-library runtime every exported package carries (`envforge_episode.py`: local and remote episodes). */
 const RUNTIME_SOURCE = readFileSync(new URL("./envforge_episode.py", import.meta.url), "utf8");
 
@@ -102,7 +105,8 @@ export function writeExportFolder(outDir: string, name: string, files: Readonly<
   for (const [path, text] of Object.entries(files)) {
     const target = join(folder, path);
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, text);
+    // shell scripts (Harbor's test.sh and solve.sh) are executable, as their formats expect
+    writeFileSync(target, text, { mode: path.endsWith(".sh") ? 0o755 : 0o644 });
   }
   return { folder, files: Object.keys(files).map((path) => join(path)).sort() };
 }
@@ -115,9 +119,12 @@ export const RUNTIME = RUNTIME_SOURCE;
  * sandbox warning and the safe option, its levels and provenance, and what the format keeps.
  * @param usage the format's usage example (Python)
  * @param kept one line per field of envforge's package and where it went
+ * @param options `safety`: the safety section's lines (default: the program runs in your process, and the
+ *   `envforge serve` option); `usageLanguage`: the usage block's fence language (default `python`)
  */
-export function packageReadme(environment: ExportedEnvironment, title: string, install: string, usage: string, kept: readonly string[]): string {
+export function packageReadme(environment: ExportedEnvironment, title: string, install: string, usage: string, kept: readonly string[], options: { readonly safety?: readonly string[]; readonly usageLanguage?: string } = {}): string {
   const manifest = environment.package.manifest;
+  const safety = options.safety ?? LOCAL_SAFETY(environment.id);
   const levels = manifest.levels === undefined ? "One level." : `${manifest.levels.count} levels (0 = easiest): ${manifest.levels.description}`;
   return [
     `# ${manifest.title} (${title})`,
@@ -133,18 +140,11 @@ export function packageReadme(environment: ExportedEnvironment, title: string, i
     install,
     "```",
     "",
-    "```python",
+    `\`\`\`${options.usageLanguage ?? "python"}`,
     usage,
     "```",
     "",
-    "## Safety: this package runs the environment program without a sandbox",
-    "",
-    "Inside envforge every episode runs in a jail (namespaces, a seccomp filter, time and memory limits). Installed",
-    "from this package, `program/env.py` runs in your Python process with your permissions. It is the program",
-    "envforge admitted (its sha256 is in `program/provenance.json`), but admission tests behaviour, not intent: read it, or",
-    "use the safe option. Set `ENVFORGE_SERVER_URL` (and `ENVFORGE_SERVE_TOKEN` when the server has tokens) to a",
-    "running `envforge serve` that hosts this environment, and every episode is played there, in its jails, by",
-    `content id \`${environment.id}\` (the oracle then is not available).`,
+    ...safety,
     "",
     "## Hint",
     "",
@@ -160,6 +160,20 @@ export function packageReadme(environment: ExportedEnvironment, title: string, i
       `${environment.verdicts === null ? "The store kept no admission verdicts for it." : `Admission verdicts: ${environment.verdicts.map((verdict) => `${verdict.gate} ${verdict.status}`).join(", ")}.`} Full record: \`program/provenance.json\`.`,
     "",
   ].join("\n");
+}
+
+/** The README's safety section of a package whose program runs in the user's own process. */
+function LOCAL_SAFETY(id: string): string[] {
+  return [
+    "## Safety: this package runs the environment program without a sandbox",
+    "",
+    "Inside envforge every episode runs in a jail (namespaces, a seccomp filter, time and memory limits). Installed",
+    "from this package, `program/env.py` runs in your Python process with your permissions. It is the program",
+    "envforge admitted (its sha256 is in `program/provenance.json`), but admission tests behaviour, not intent: read it, or",
+    "use the safe option. Set `ENVFORGE_SERVER_URL` (and `ENVFORGE_SERVE_TOKEN` when the server has tokens) to a",
+    "running `envforge serve` that hosts this environment, and every episode is played there, in its jails, by",
+    `content id \`${id}\` (the oracle then is not available).`,
+  ];
 }
 
 /** A setuptools `pyproject.toml`: the module and its `program/` data, and `dependencies`. */

@@ -1,5 +1,5 @@
 import type { ExportFormat } from "../../spec/index.js";
-import { packageReadme, pyproject, pythonName, RUNTIME_FILE, writePythonPackage } from "./python-package.js";
+import { packageReadme, pyproject, pythonName, RUNTIME_FILE, LOCAL_PROGRAM_NOTE, writePythonPackage } from "./python-package.js";
 
 /** The verifiers taskset id of an export (`envforge-vf-<name>`; verifiers imports it as `envforge_vf_<name>`). */
 export function verifiersTasksetId(name: string): string {
@@ -20,6 +20,7 @@ export function verifiersTasksetId(name: string): string {
 export const verifiersFormat: ExportFormat = {
   name: "verifiers",
   description: "a verifiers 0.4 environment package envforge-vf-<name> (a Taskset of seeds x levels and a multi-turn Env)",
+  note: LOCAL_PROGRAM_NOTE,
   write(environment, outDir, stamp, replace) {
     const name = environment.exportName;
     const module = `envforge_vf_${pythonName(name)}`;
