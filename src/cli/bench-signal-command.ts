@@ -56,6 +56,8 @@ const CLI = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "bin", 
  * @throws ConfigError for a bad flag or config file
  */
 export async function benchSignalCommand(flags: BenchSignalFlags, write: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
+  // with --json, stdout holds the JSON document alone; the progress lines go to stderr
+  const say = flags.json === true ? (text: string) => void process.stderr.write(text) : write;
   const models = (flags.models ?? "embedded,embedded:qwen2.5-coder-0.5b").split(",").map((model) => model.trim()).filter((model) => model.length > 0);
   if (models.length === 0) throw new ConfigError("--models names no model");
   const base = flags.config === undefined ? {} : readConfigFile(flags.config);
@@ -65,8 +67,8 @@ export async function benchSignalCommand(flags: BenchSignalFlags, write: (text: 
   const seed = flags.seed ?? 0;
   const out = flags.out ?? join("runs", `bench-signal-${new Date().toISOString().replace(/[:.]/g, "-")}`);
   mkdirSync(out, { recursive: true });
-  write(`signal bench: ${models.join(", ")}; ${rounds} rounds x ${environments} seed environments x ${plays} plays per hint condition; seed ${seed}; runs in ${out}\n`);
-  write(`machine: ${availableParallelism()} cores, load average ${loadavg().map((value) => value.toFixed(2)).join(" ")}\n`);
+  say(`signal bench: ${models.join(", ")}; ${rounds} rounds x ${environments} seed environments x ${plays} plays per hint condition; seed ${seed}; runs in ${out}\n`);
+  say(`machine: ${availableParallelism()} cores, load average ${loadavg().map((value) => value.toFixed(2)).join(" ")}\n`);
   const arms: SignalArm[] = [];
   for (const model of models) {
     for (const controller of ["static", "adaptive"] as const) {
@@ -85,16 +87,16 @@ export async function benchSignalCommand(flags: BenchSignalFlags, write: (text: 
       mkdirSync(folder, { recursive: true });
       const configPath = join(folder, "bench-config.json");
       writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
-      write(`${model} ${controller}: running (log ${join(folder, "run.log")}) ...\n`);
+      say(`${model} ${controller}: running (log ${join(folder, "run.log")}) ...\n`);
       const started = performance.now();
       const exitCode = await runArm(configPath, join(folder, "run.log"));
       const seconds = Math.round((performance.now() - started) / 100) / 10;
       const arm = measureArm(model, controller, folder, exitCode, seconds, (config as { levels: LevelSettings }).levels);
       arms.push(arm);
-      write(`${formatArm(arm)}\n`);
+      say(`${formatArm(arm)}\n`);
     }
   }
-  write(`${formatComparison(arms)}\n`);
+  say(`${formatComparison(arms)}\n`);
   if (flags.json === true) write(`${JSON.stringify({ rounds, plays, environments, seed, arms }, null, 2)}\n`);
   return arms.every((arm) => arm.exitCode === 0 && arm.figures !== null) ? 0 : 1;
 }
