@@ -267,10 +267,12 @@ describe("export to Harbor, checked by Harbor 0.25.0's own task model and a tria
     });
   }, 600_000);
 
-  it("writes one task per level that Harbor's TaskConfig and TaskPaths accept, with the oracle only in solution/", () => {
+  it("writes one task per level that Harbor's TaskConfig and TaskPaths accept, with the oracle only in solution/ and no hint in the container", () => {
     expect(readdirSync(join(work, "harbor", "envforge-harbor-number-guess")).filter((name) => name.startsWith("number-guess-level-")).length).toBe(seed.package.manifest.levels?.count);
     for (const [index, task] of report.tasks.entries()) {
       expect(task).toMatchObject({ name: harborTaskName(EPISODES[index]?.name ?? "", LEVELS[index] ?? 0), instruction: true, dockerfile: true, test: "tests/test.sh", solve: "solution/solve.sh", oracle_in_environment: false });
+      // the agent's copy of the manifest has no hint; the verifier's is exact; every process plays with envforge's hash seed
+      expect(task).toMatchObject({ hint_in_environment: false, hint_for_verifier: true, hash_seed: [true, true, true] });
     }
   });
 

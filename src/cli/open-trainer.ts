@@ -365,6 +365,7 @@ async function serverCapabilities(http: TinkerHttp, required: boolean): Promise<
     return await http.get<ServerCapabilities>("/api/v1/get_server_capabilities");
   } catch (error) {
     if (required) throw error;
+    process.stderr.write(`envforge: the trainer did not answer get_server_capabilities (${(error as Error).message}); off-policy datums are corrected with a forward pass first\n`);
     return {};
   }
 }

@@ -97,7 +97,7 @@ class Engine:
         if not data:
             raise UserError("forward_backward_input.data is empty")
         cap = (config or {}).get("importance_cap")
-        if cap is not None and not (isinstance(cap, (int, float)) and math.isfinite(cap) and MIN_IMPORTANCE_CAP <= cap <= MAX_IMPORTANCE_CAP):
+        if cap is not None and not (isinstance(cap, (int, float)) and not isinstance(cap, bool) and math.isfinite(cap) and MIN_IMPORTANCE_CAP <= cap <= MAX_IMPORTANCE_CAP):
             raise UserError(f"loss_fn_config.importance_cap must be a number from {MIN_IMPORTANCE_CAP:g} to {MAX_IMPORTANCE_CAP:g} (the loss is computed in float32), got {cap!r}")
         for index, datum in enumerate(data):
             self._validate(index, datum, loss_fn)

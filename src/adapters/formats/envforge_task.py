@@ -50,7 +50,10 @@ def read_actions(path: Path) -> List[str]:
     """The logged replies; a missing log is no reply; a log that is not a list of strings is an error."""
     if not path.exists():
         return []
-    actions = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        actions = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ValueError(f"{path} cannot be read: {error}") from error
     if not isinstance(actions, list) or not all(isinstance(action, str) for action in actions):
         raise ValueError(f"{path} must hold a JSON list of strings")
     return actions

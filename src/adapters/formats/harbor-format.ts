@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExportedEnvironment, ExportFormat, ExportStamp } from "../../spec/index.js";
-import { packageReadme, programFiles, provenanceDocument, RUNTIME, RUNTIME_FILE, writeExportFolder } from "./python-package.js";
+import { packageReadme, programFiles, provenanceDocument, RUNTIME_FILE, RUNTIME_SOURCE, writeExportFolder } from "./python-package.js";
 
 /** The Harbor task runtime (`envforge_task.py`): show, act, verify and solve, by replaying the logged replies. */
 const TASK_RUNTIME = readFileSync(new URL("./envforge_task.py", import.meta.url), "utf8");
@@ -85,11 +85,11 @@ function taskFiles(environment: ExportedEnvironment, stamp: ExportStamp, dir: st
       "observation asks for. Your replies are logged and scored when you stop: the task is solved when the episode is won.",
       "",
     ].join("\n"),
-    [at("environment/Dockerfile")]: ["FROM python:3.11-slim", "", "WORKDIR /app", "COPY app/ /app/", ""].join("\n"),
+    [at("environment/Dockerfile")]: ["FROM python:3.11-slim", "", "# envforge plays every program with a fixed hash seed; its determinism gate admits programs that rely on it", "ENV PYTHONHASHSEED=0", "WORKDIR /app", "COPY app/ /app/", ""].join("\n"),
     [at("environment/app/envforge_task.py")]: TASK_RUNTIME,
-    [at(`environment/app/${RUNTIME_FILE}`)]: RUNTIME,
+    [at(`environment/app/${RUNTIME_FILE}`)]: RUNTIME_SOURCE,
     [at("environment/app/task.json")]: task,
-    ...programFiles(environment, stamp, at("environment/app/program"), { oracle: false, init: false }),
+    ...programFiles(environment, stamp, at("environment/app/program"), { oracle: false, init: false, hint: false }),
     [at("tests/test.sh")]: [
       "#!/bin/bash",
       "# Replays the agent's logged replies against the tests' own copy of the program, seed and level, and",
@@ -98,19 +98,21 @@ function taskFiles(environment: ExportedEnvironment, stamp: ExportStamp, dir: st
       'APP="${ENVFORGE_APP_DIR:-/app}"',
       'TESTS="$(cd "$(dirname "$0")" && pwd)"',
       'mkdir -p "$LOGS"',
+      "export PYTHONHASHSEED=0 # as envforge plays it: the replay must see what the agent saw",
       'python3 "$TESTS/envforge_task.py" verify "$APP/episode/actions.json" "$LOGS"',
       "",
     ].join("\n"),
     [at("tests/envforge_task.py")]: TASK_RUNTIME,
-    [at(`tests/${RUNTIME_FILE}`)]: RUNTIME,
+    [at(`tests/${RUNTIME_FILE}`)]: RUNTIME_SOURCE,
     [at("tests/task.json")]: task,
-    ...programFiles(environment, stamp, at("tests/program"), { oracle: false, init: false }),
+    ...programFiles(environment, stamp, at("tests/program"), { oracle: false, init: false, hint: true }),
     [at("solution/solve.sh")]: [
       "#!/bin/bash",
       "# The reference policy (envforge's oracle) plays the episode through the agent's own command.",
       "set -e",
       'APP="${ENVFORGE_APP_DIR:-/app}"',
       'SOLUTION="$(cd "$(dirname "$0")" && pwd)"',
+      "export PYTHONHASHSEED=0",
       'python3 "$APP/envforge_task.py" solve "$SOLUTION/oracle.py"',
       "",
     ].join("\n"),
@@ -129,8 +131,8 @@ function harborReadme(environment: ExportedEnvironment, distribution: string, co
     `program, manifest: \`<task>/environment/app/program/\` (the agent's copy) and \`<task>/tests/program/\` (the verifier's)`,
     "oracle: `<task>/solution/oracle.py`, run by `solution/solve.sh`; not in the agent's container",
     `levels: one task per level, each at seed ${HARBOR_SEED} (\`task.json\`); difficulty easy / medium / hard by thirds of the levels`,
-    "maxTurns, reward range, pass threshold: enforced by the replay; reward.txt is 1 when the episode is won, else 0; the return is in `/logs/verifier/episode.json`",
-    "hint: in this README only (the agent never sees it)",
+    "maxTurns, reward range, pass threshold: applied by the replay to the final log; reward.txt is 1 when the episode is won, else 0; the return is in `/logs/verifier/episode.json`",
+    "hint: in this README and the verifier's `tests/program/env.json`; the agent's copy of `env.json` has none (so its sha256 differs from the provenance's)",
     "scores, lineage, verdicts, sha256: `provenance.json` and `program/provenance.json`",
   ], {
     usageLanguage: "sh",
@@ -152,6 +154,8 @@ function harborReadme(environment: ExportedEnvironment, distribution: string, co
     "- The environment program is in the agent's container (`/app/program/env.py`): an agent can read it and the",
     "  seed and compute the answer instead of playing. envforge's own episodes never show the program. The",
     "  verifier replays the logged replies against its own copy, so editing `/app` changes nothing but the log.",
+    "- The agent's replies are a file it can edit (`/app/episode/actions.json`): it can delete a wrong reply and try",
+    "  again, so the turn limit and the one-answer levels bind only the final log, which is what the verifier replays.",
     `- One fixed seed (${HARBOR_SEED}) per level: each task is one instance, not a family of instances.`,
     "- The reward is binary (won or not); envforge's return, reward range and per-step rewards are in `episode.json`.",
     "",

@@ -45,6 +45,14 @@ def check(folder: str, actions: list) -> dict:
         "test": str(paths.discovered_test_path.relative_to(task)) if paths.discovered_test_path else None,
         "solve": str(paths.discovered_solve_path.relative_to(task)) if paths.discovered_solve_path else None,
         "oracle_in_environment": any(path.name == "oracle.py" for path in paths.environment_dir.rglob("*")),
+        "hint_in_environment": "hint" in json.loads((paths.environment_dir / "app" / "program" / "env.json").read_text()),
+        "hint_for_verifier": "hint" in json.loads((task / "tests" / "program" / "env.json").read_text()),
+        # envforge plays programs with PYTHONHASHSEED=0; the container, the verifier and the solution must too
+        "hash_seed": [
+            "ENV PYTHONHASHSEED=0" in (paths.environment_dir / "Dockerfile").read_text(),
+            "export PYTHONHASHSEED=0" in (task / "tests" / "test.sh").read_text(),
+            "export PYTHONHASHSEED=0" in (task / "solution" / "solve.sh").read_text(),
+        ],
     }
     work = Path(tempfile.mkdtemp(prefix="harbor-trial-"))
     try:

@@ -8,7 +8,7 @@ import { PACKAGE_FILES } from "../package-files/index.js";
 export const LOCAL_PROGRAM_NOTE = "They run the environment program WITHOUT a sandbox; each README says how to play it in an envforge serve instead.";
 
 /** The standard-library runtime every exported package carries (`envforge_episode.py`: local and remote episodes). */
-const RUNTIME_SOURCE = readFileSync(new URL("./envforge_episode.py", import.meta.url), "utf8");
+export const RUNTIME_SOURCE = readFileSync(new URL("./envforge_episode.py", import.meta.url), "utf8");
 
 /** The runtime's file name inside an exported module. */
 export const RUNTIME_FILE = "envforge_episode.py";
@@ -72,21 +72,23 @@ export function writePythonPackage(environment: ExportedEnvironment, outDir: str
   return writeExportFolder(outDir, layout.distribution, {
     ...layout.files,
     [join(layout.moduleDir, RUNTIME_FILE)]: RUNTIME_SOURCE,
-    ...programFiles(environment, stamp, program, { oracle: true, init: true }),
+    ...programFiles(environment, stamp, program, { oracle: true, init: true, hint: true }),
   }, replace);
 }
 
 /**
- * The files of `program/` under `dir`: env.py, env.json exactly as admitted, provenance.json, and
- * (as asked) oracle.py and an empty `__init__.py`.
+ * The files of `program/` under `dir`: env.py, env.json as admitted (without its `hint` when
+ * `include.hint` is false, for a copy the player can read), provenance.json, and (as asked)
+ * oracle.py and an empty `__init__.py`.
  */
-export function programFiles(environment: ExportedEnvironment, stamp: ExportStamp, dir: string, include: { readonly oracle: boolean; readonly init: boolean }): Record<string, string> {
+export function programFiles(environment: ExportedEnvironment, stamp: ExportStamp, dir: string, include: { readonly oracle: boolean; readonly init: boolean; readonly hint: boolean }): Record<string, string> {
   const pkg = environment.package;
+  const { hint: _hint, ...withoutHint } = pkg.manifest;
   return {
     ...(include.init ? { [join(dir, "__init__.py")]: "" } : {}),
     [join(dir, PACKAGE_FILES.env)]: pkg.envSource,
     ...(include.oracle ? { [join(dir, PACKAGE_FILES.oracle)]: pkg.oracleSource } : {}),
-    [join(dir, PACKAGE_FILES.manifest)]: `${JSON.stringify(pkg.manifest, null, 2)}\n`,
+    [join(dir, PACKAGE_FILES.manifest)]: `${JSON.stringify(include.hint ? pkg.manifest : withoutHint, null, 2)}\n`,
     [join(dir, "provenance.json")]: `${JSON.stringify(provenanceDocument(environment, stamp), null, 2)}\n`,
   };
 }
@@ -111,9 +113,6 @@ export function writeExportFolder(outDir: string, name: string, files: Readonly<
   return { folder, files: Object.keys(files).map((path) => join(path)).sort() };
 }
 
-/** The standard-library runtime's source (`envforge_episode.py`), for formats that place it themselves. */
-export const RUNTIME = RUNTIME_SOURCE;
-
 /**
  * The README of an exported package: what the environment is, how to install and use it, the
  * sandbox warning and the safe option, its levels and provenance, and what the format keeps.
@@ -124,7 +123,7 @@ export const RUNTIME = RUNTIME_SOURCE;
  */
 export function packageReadme(environment: ExportedEnvironment, title: string, install: string, usage: string, kept: readonly string[], options: { readonly safety?: readonly string[]; readonly usageLanguage?: string } = {}): string {
   const manifest = environment.package.manifest;
-  const safety = options.safety ?? LOCAL_SAFETY(environment.id);
+  const safety = options.safety ?? localSafety(environment.id);
   const levels = manifest.levels === undefined ? "One level." : `${manifest.levels.count} levels (0 = easiest): ${manifest.levels.description}`;
   return [
     `# ${manifest.title} (${title})`,
@@ -163,7 +162,7 @@ export function packageReadme(environment: ExportedEnvironment, title: string, i
 }
 
 /** The README's safety section of a package whose program runs in the user's own process. */
-function LOCAL_SAFETY(id: string): string[] {
+function localSafety(id: string): string[] {
   return [
     "## Safety: this package runs the environment program without a sandbox",
     "",

@@ -59,7 +59,7 @@ export async function correctOffPolicyDatums(
 }
 
 /** The statistics of an off-policy correction that changed nothing (no datum, or no policy token). */
-const NO_CORRECTION: Omit<OffPolicyCorrection, "datums"> = { policyTokens: 0, truncatedFraction: 0, meanWeight: 1, klEstimate: 0, maxRatio: 1 };
+export const NO_CORRECTION: Omit<OffPolicyCorrection, "datums"> = { policyTokens: 0, truncatedFraction: 0, meanWeight: 1, klEstimate: 0, maxRatio: 1 };
 
 /**
  * The statistics of {@link OffPolicyCorrection} over the policy tokens (mask 1) of `datums`, from

@@ -14,7 +14,7 @@ import {
 } from "../advantages/index.js";
 import { classifyDesignFailure, solverRewardOfEpisode } from "../rewards/index.js";
 import { planStep, scheduleDesignerDatums, type PendingDesignerDatums } from "./coevolution.js";
-import { correctOffPolicyDatums, importanceStatistics, type OffPolicyCorrection } from "./off-policy-correction.js";
+import { correctOffPolicyDatums, importanceStatistics, NO_CORRECTION, type OffPolicyCorrection } from "./off-policy-correction.js";
 
 /** What {@link runTrainingStep} works on. */
 export interface TrainingStepInput {
@@ -75,7 +75,7 @@ export interface TrainingStepResult {
 
 /** Datums left as they are: no correction, neutral statistics. */
 function unchanged(datums: readonly Datum[]): OffPolicyCorrection {
-  return { datums, policyTokens: 0, truncatedFraction: 0, meanWeight: 1, klEstimate: 0, maxRatio: 1 };
+  return { ...NO_CORRECTION, datums };
 }
 
 /**

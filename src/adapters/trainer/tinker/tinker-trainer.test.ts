@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TrainerRequestError, type Datum } from "../../../spec/index.js";
+import { ConfigError, type Datum } from "../../../spec/index.js";
 import { TinkerHttp } from "./tinker-http.js";
 import { TinkerTrainer, tinkerLoss } from "./tinker-trainer.js";
 
@@ -44,7 +44,7 @@ describe("TinkerTrainer in-pass importance correction", () => {
     const bodies: Record<string, unknown>[] = [];
     const trainer = await TinkerTrainer.create(recordingHttp(bodies), { baseModel: "b" });
     const before = bodies.length;
-    await expect(trainer.forwardBackward([datum], { ...ppo, importanceCap: 2 })).rejects.toThrow(TrainerRequestError);
+    await expect(trainer.forwardBackward([datum], { ...ppo, importanceCap: 2 })).rejects.toThrow(ConfigError);
     await expect(trainer.forwardBackward([datum], { ...ppo, importanceCap: 2 })).rejects.toThrow(/in_pass_importance_correction/);
     expect(bodies.length).toBe(before);
   });

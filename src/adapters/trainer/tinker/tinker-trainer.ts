@@ -1,4 +1,5 @@
 import {
+  ConfigError,
   TrainerRequestError,
   type AdamParams,
   type Datum,
@@ -109,7 +110,7 @@ export class TinkerTrainer implements TrainingClient {
     if (datums.length === 0) return { datums: 0, loss: null };
     if (loss.importanceCap !== undefined && !this.inPassImportanceCorrection) {
       // a backend without the extension would ignore or refuse the key: never send it there
-      throw new TrainerRequestError("this trainer does not announce in_pass_importance_correction; correct off-policy datums with forward first", { status: 0 });
+      throw new ConfigError("this trainer does not announce in_pass_importance_correction in get_server_capabilities: correct off-policy datums with forward first (LossConfig.importanceCap is for backends that announce it)");
     }
     const output = await this.http.postFuture<ForwardBackwardOutput>("/api/v1/forward_backward", {
       model_id: this.modelId,
