@@ -113,3 +113,19 @@ describe("exit codes in the docs", () => {
     expect(readFileSync(join(ROOT, page), "utf8").replace(/\s+/g, " ")).toContain(codes);
   }, 60_000);
 });
+
+describe("exit codes in --help", () => {
+  it("every command's --help lists its exit codes, as the README says (a group's points to its subcommands)", () => {
+    const missing: string[] = [];
+    const visit = (path: string[]): void => {
+      const text = execFileSync(process.execPath, [BIN, ...path, "--help"], { encoding: "utf8" });
+      if (path.length > 0 && !/Exit codes:/.test(text)) missing.push(path.join(" "));
+      // subcommands are the lines of the Commands section that start at its indent (the others wrap a description)
+      const section = text.split("\nCommands:\n")[1] ?? "";
+      const names = [...section.split(/\n\S/)[0]!.matchAll(/^ {2}([a-z][\w-]*)/gm)].map((match) => match[1] as string).filter((name) => name !== "help");
+      for (const name of names) visit([...path, name]);
+    };
+    visit([]);
+    expect(missing).toEqual([]);
+  }, 300_000);
+});

@@ -206,6 +206,12 @@ describe("--compare and --json", () => {
     await expect(evalCommand({ compare: ["abc", "abc111"], store: path })).rejects.toThrowError("the prefix abc matches 2 evals (abc111, abc222); give more of the id");
     await expect(evalCommand({ compare: ["", "abc111"], store: path })).rejects.toThrowError(/no eval with id or prefix ""/);
     await expect(evalCommand({ list: true, store: join(folder, "missing.db") })).rejects.toThrowError(/^no eval store at .*missing\.db$/);
+    // without --store (the configured or default store), a store that does not exist yet lists nothing and exits 0
+    const config = join(folder, "config.json");
+    writeFileSync(config, JSON.stringify({ eval: { store: join(folder, "none-yet.db") } }));
+    await expect(evalCommand({ list: true, config })).resolves.toBe(0);
+    expect(existsSync(join(folder, "none-yet.db"))).toBe(false);
+    await expect(evalCommand({ compare: ["a", "b"], config })).rejects.toThrowError(/^no eval store at .*none-yet\.db \(give --store\)$/);
   });
 
   it("warns when the two evaluations hold different tasks or items per task, and not when they match", () => {

@@ -284,7 +284,14 @@ function readStoreCommand(flags: EvalFlags): number {
   const config = resolveEvalConfig({ ...(flags.config === undefined ? {} : { config: flags.config }), ...(flags.store === undefined ? {} : { store: flags.store }) });
   const path = evalStorePath(config, flags.run);
   refuseFolderStore(path);
-  if (!existsSync(path)) throw new ConfigError(`no eval store at ${path}${flags.store === undefined ? " (give --store)" : ""}`);
+  if (!existsSync(path)) {
+    // a new user's `eval --list` before any evaluation: nothing to list, not an error (a --store given by hand is likely a typo)
+    if (flags.list === true && flags.store === undefined) {
+      process.stdout.write(flags.json === true ? "[]\n" : `no evaluations yet: ${path} does not exist (envforge eval writes it; another store: --store FILE)\n`);
+      return 0;
+    }
+    throw new ConfigError(`no eval store at ${path}${flags.store === undefined ? " (give --store)" : ""}`);
+  }
   const store = new SqliteEvalStore(path, { readOnly: true });
   try {
     if (flags.list === true) {

@@ -47,3 +47,14 @@ describe("envforge export env: what it writes", () => {
     expect(readFileSync(join(child?.folder ?? "", "openenv.yaml"), "utf8")).toMatch(/name: number_guess_g1_env\n/);
   });
 });
+
+describe("envforge export env: the printed usage", () => {
+  it("quotes a package folder with a space, so the printed command can be pasted as is", () => {
+    const spaced = join(out, "my exports");
+    for (const format of ["gymnasium", "openenv", "verifiers", "harbor"]) {
+      const [item] = exportEnvironments(["number-guess"], { format, out: spaced }).packages;
+      expect(item?.usage).toContain(`'${spaced}/`);
+      expect(item?.usage).not.toMatch(/(^|[ ;])\/[^' ]*my exports/);
+    }
+  });
+});

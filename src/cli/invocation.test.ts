@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { envforgeCommand, resumeCommand, shellWord } from "./invocation.js";
+import { envforgeCommand, resumeCommand } from "./invocation.js";
 
 const checkout = { cwd: "/work/envforge", pathVariable: "/usr/bin:/bin", npmScript: undefined };
 
@@ -40,13 +40,5 @@ describe("resumeCommand", () => {
     const invocation = { ...checkout, script: "/work/envforge/bin/envforge.js" };
     expect(resumeCommand("run", "runs/run-1", invocation)).toBe("./bin/envforge.js run --resume --out /work/envforge/runs/run-1");
     expect(resumeCommand("evolve", "/tmp/x y/evolve", invocation)).toBe("./bin/envforge.js evolve --resume --out '/tmp/x y/evolve'");
-  });
-});
-
-describe("shellWord", () => {
-  it("leaves safe words alone and single-quotes the rest", () => {
-    expect(shellWord("runs/run-1")).toBe("runs/run-1");
-    expect(shellWord("a b")).toBe("'a b'");
-    expect(shellWord("$HOME")).toBe("'$HOME'");
   });
 });

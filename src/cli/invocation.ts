@@ -1,4 +1,5 @@
 import { basename, delimiter, dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { shellWord } from "../support/shell-word.js";
 
 /** Where the CLI was started from, as {@link envforgeCommand} reads it (defaults: this process). */
 export interface Invocation {
@@ -38,10 +39,6 @@ export function envforgeCommand(invocation: Invocation = {}): string {
   return shellWord(fromCwd.startsWith("..") || isAbsolute(fromCwd) ? absolute : `./${fromCwd}`);
 }
 
-/** `text` as one shell word: as it is when it holds only safe characters, else single-quoted. */
-export function shellWord(text: string): string {
-  return /^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
-}
 
 /** The hint's command that continues a stopped `command` (`run` or `evolve`) in `outDir`: absolute and quoted, so it works from any folder. */
 export function resumeCommand(command: "run" | "evolve", outDir: string, invocation: Invocation = {}): string {

@@ -1,3 +1,4 @@
+import type { EventEmitter } from "node:events";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { EnvforgeError } from "../spec/index.js";
 import { escapeControlCharacters } from "./terminal-text.js";
@@ -247,7 +248,8 @@ bench
   .option("--seed <n>", "master seed, the same in every arm", integer("--seed", 0), 0)
   .option("--out <dir>", "folder of the arms' run folders (default runs/bench-signal-<time>)")
   .option("--config <file>", "config file under every arm (e.g. solver.format, solver.maxTokens)")
-  .option("--json", "print the figures as JSON too")
+  .option("--json", "print only the figures, as JSON, on stdout (progress goes to stderr)")
+  .addHelpText("after", "\nExit codes: 0 every arm ran; 1 an arm failed (its run.log says why); 2 bad flags or config.")
   .action(async (flags) => {
     process.exitCode = await benchSignalCommand(flags);
   });
@@ -392,6 +394,7 @@ trainer
   .command("status")
   .description("health of the reference trainer recorded in <out> (exit 0 healthy, 1 not)")
   .option("--out <dir>", "run directory", "runs/trainer")
+  .addHelpText("after", "\nExit codes: 0 healthy; 1 not running or not healthy; 2 bad flags.")
   .action(async (flags) => {
     process.exitCode = await trainerStatus(flags);
   });
@@ -407,6 +410,21 @@ trainer
   .action(async (flags) => {
     process.exitCode = await trainerConformance(flags);
   });
+
+/**
+ * Every `--help` lists exit codes (README): a command without its own gets the common ones, and a
+ * group of commands says that its subcommands' codes apply.
+ */
+function addCommonExitCodes(command: Command): void {
+  for (const sub of command.commands) {
+    // commander's Command is an EventEmitter (its typings do not say so); addHelpText("after") listens on afterHelp
+    if ((sub as unknown as EventEmitter).listenerCount("afterHelp") === 0) {
+      sub.addHelpText("after", sub.commands.length > 0 ? "\nExit codes: those of the subcommand run (see its --help)." : "\nExit codes: 0 done; 2 bad flags, config or set-up.");
+    }
+    addCommonExitCodes(sub);
+  }
+}
+addCommonExitCodes(program);
 
 try {
   await program.parseAsync(process.argv);

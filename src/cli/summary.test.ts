@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RoundReport } from "../spec/index.js";
-import { formatSummary } from "./summary.js";
+import { formatLevelReport, formatSummary } from "./summary.js";
 
 const details = { model: "embedded", out: "/tmp/run", reportPath: "/tmp/run/report.json", environments: 10 };
 function report(round: number, samplerMismatch?: NonNullable<RoundReport["trainer"]["samplerMismatch"]>): RoundReport {
@@ -39,5 +39,12 @@ describe("formatSummary", () => {
     const text = formatSummary([{ ...report(1), seconds: 35.1, earlierSeconds: 209.5 }, report(2)], details);
     expect(text).toContain("; 35.1s resumed + 209.5s before the resume = 244.6s");
     expect(text).toMatch(/round 2: .*; 1s\n/);
+  });
+});
+
+describe("formatLevelReport", () => {
+  it("says that the per-level counts are the no-hint episodes", () => {
+    const line = formatLevelReport({ environmentId: "env-1", name: "subset-sum", count: 8, window: [0, 0], next: [0, 1], byLevel: { "0": { episodes: 4, wins: 2 } } });
+    expect(line).toBe("subset-sum levels [0] of 8 -> [0, 1] (raised); without hint, level 0: 2/4 won");
   });
 });

@@ -63,7 +63,10 @@ export function formatSummary(reports: readonly RoundReport[], details: { model:
   return lines.join("\n");
 }
 
-/** One line of a round's level window: `number-guess levels [0, 1] of 7 -> [0, 2] (raised); level 0: 3/4 won, level 1: 1/4 won`. */
+/**
+ * One line of a round's level window: `number-guess levels [0, 1] of 7 -> [0, 2] (raised); without hint, level 0: 3/4 won, level 1: 1/4 won`.
+ * The counts are the no-hint episodes the controller decides on (the progress line counts the hint episodes too).
+ */
 export function formatLevelReport(level: LevelReport): string {
   const window = (range: readonly [number, number]) => formatWindow({ low: range[0], high: range[1] });
   const moved = level.next[1] > level.window[1] ? " (raised)" : " (unchanged)";
@@ -71,7 +74,7 @@ export function formatLevelReport(level: LevelReport): string {
     .sort(([a], [b]) => Number(a) - Number(b))
     .map(([at, tally]) => `level ${at}: ${tally.wins}/${tally.episodes} won`)
     .join(", ");
-  return `${level.name} levels ${window(level.window)} of ${level.count} -> ${window(level.next)}${moved}${played ? `; ${played}` : ""}`;
+  return `${level.name} levels ${window(level.window)} of ${level.count} -> ${window(level.next)}${moved}${played ? `; without hint, ${played}` : ""}`;
 }
 
 /** A round's wall-clock time; a resumed round shows the resumed part, the earlier attempts' and the sum. */

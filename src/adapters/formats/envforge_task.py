@@ -20,6 +20,7 @@ instance because envforge admits only programs that are deterministic per (seed,
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import types
 from pathlib import Path
@@ -63,7 +64,7 @@ def status(episode: LocalEpisode, turns: int) -> str:
     limit = int(episode.manifest["maxTurns"])
     if episode.done:
         return f"[the episode is over after {turns} replies: return {episode.episode_return()}, {'won' if episode.won() else 'not won'}]"
-    return f"[reply {turns + 1} of at most {limit}: python3 {HERE / 'envforge_task.py'} act \"YOUR REPLY\"]"
+    return f"[reply {turns + 1} of at most {limit}: python3 {shlex.quote(str(HERE / 'envforge_task.py'))} act \"YOUR REPLY\"]"
 
 
 def act(text: str) -> int:

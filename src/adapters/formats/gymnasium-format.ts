@@ -1,4 +1,5 @@
 import type { ExportFormat } from "../../spec/index.js";
+import { shellWord } from "../../support/shell-word.js";
 import { packageReadme, pascalName, pyproject, pythonName, RUNTIME_FILE, LOCAL_PROGRAM_NOTE, writePythonPackage } from "./python-package.js";
 
 /** The Gymnasium id an export registers: `envforge/<name>-v0`. */
@@ -59,7 +60,7 @@ export const gymnasiumFormat: ExportFormat = {
       [`${module}/env.py`]: gymnasiumEnvSource(className, RUNTIME_FILE.replace(/\.py$/, "")),
     };
     const written = writePythonPackage(environment, outDir, stamp, { distribution, moduleDir: module, files }, replace);
-    return { ...written, distribution, module, usage: `pip install ${written.folder}; import ${module}; gymnasium.make(${JSON.stringify(id)})` };
+    return { ...written, distribution, module, usage: `pip install ${shellWord(written.folder)}; import ${module}; gymnasium.make(${JSON.stringify(id)})` };
   },
 };
 

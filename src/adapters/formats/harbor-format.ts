@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExportedEnvironment, ExportFormat, ExportStamp } from "../../spec/index.js";
+import { shellWord } from "../../support/shell-word.js";
 import { packageReadme, programFiles, provenanceDocument, RUNTIME_FILE, RUNTIME_SOURCE, writeExportFolder } from "./python-package.js";
 
 /** The Harbor task runtime (`envforge_task.py`): show, act, verify and solve, by replaying the logged replies. */
@@ -40,7 +41,7 @@ export const harborFormat: ExportFormat = {
     };
     for (let level = 0; level < count; level += 1) Object.assign(files, taskFiles(environment, stamp, `${name}-level-${level}`, level, count));
     const written = writeExportFolder(outDir, distribution, files, replace);
-    return { ...written, distribution, module: `${name}-level-0`, usage: `harbor run -p ${join(written.folder, `${name}-level-0`)} (one task per level in ${written.folder})` };
+    return { ...written, distribution, module: `${name}-level-0`, usage: `harbor run -p ${shellWord(join(written.folder, `${name}-level-0`))} (one task per level in ${shellWord(written.folder)}; Harbor itself is not installed by envforge)` };
   },
 };
 
@@ -81,11 +82,14 @@ function taskFiles(environment: ExportedEnvironment, stamp: ExportStamp, dir: st
       "- See the current observation: `python3 /app/envforge_task.py`",
       '- Send one reply: `python3 /app/envforge_task.py act "YOUR REPLY"` (it answers with the next observation)',
       "",
-      `You may send at most ${manifest.maxTurns} replies; the episode may end sooner. Answer in the exact format the`,
-      "observation asks for. Your replies are logged and scored when you stop: the task is solved when the episode is won.",
+      `You may send at most ${manifest.maxTurns} replies, and the observation may allow fewer (it says so); the episode`,
+      "may end sooner. Answer in the exact format the observation asks for. Your replies are logged and scored when you",
+      "stop: the task is solved when the episode is won.",
       "",
     ].join("\n"),
     [at("environment/Dockerfile")]: ["FROM python:3.11-slim", "", "# envforge plays every program with a fixed hash seed; its determinism gate admits programs that rely on it", "ENV PYTHONHASHSEED=0", "WORKDIR /app", "COPY app/ /app/", ""].join("\n"),
+    // a reply log left by playing the task locally must not start the container's episode
+    [at("environment/.dockerignore")]: "app/episode/\n",
     [at("environment/app/envforge_task.py")]: TASK_RUNTIME,
     [at(`environment/app/${RUNTIME_FILE}`)]: RUNTIME_SOURCE,
     [at("environment/app/task.json")]: task,
@@ -124,6 +128,7 @@ function harborReadme(environment: ExportedEnvironment, distribution: string, co
   const name = environment.exportName;
   const usage = [
     `# one task per level: ${name}-level-0 … ${name}-level-${count - 1}`,
+    "# with your own Harbor (pip install harbor, Python >= 3.12; envforge installs only its task model, for its tests)",
     `harbor run -p ${distribution}/${name}-level-0 -a oracle    # the oracle solves it`,
     `harbor run -p ${distribution} -a <agent> -m <model>`,
   ].join("\n");
@@ -157,6 +162,9 @@ function harborReadme(environment: ExportedEnvironment, distribution: string, co
     "- The agent's replies are a file it can edit (`/app/episode/actions.json`): it can delete a wrong reply and try",
     "  again, so the turn limit and the one-answer levels bind only the final log, which is what the verifier replays.",
     `- One fixed seed (${HARBOR_SEED}) per level: each task is one instance, not a family of instances.`,
+    "- To play a task outside a container, run `python3 envforge_task.py` in its `environment/app` folder: the",
+    "  instruction's `/app` paths are the container's. The reply log it writes there (`episode/`) is left out of the",
+    "  image by `environment/.dockerignore`.",
     "- The reward is binary (won or not); envforge's return, reward range and per-step rewards are in `episode.json`.",
     "",
   ].join("\n");

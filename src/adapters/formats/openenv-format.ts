@@ -1,4 +1,5 @@
 import type { ExportFormat, ExportedEnvironment } from "../../spec/index.js";
+import { shellWord } from "../../support/shell-word.js";
 import { packageReadme, pascalName, pyproject, pythonName, RUNTIME_FILE, LOCAL_PROGRAM_NOTE, writePythonPackage } from "./python-package.js";
 
 /** OpenEnv's names for an environment (its discovery infers them): env key, module, distribution and class stem. */
@@ -81,7 +82,7 @@ export const openEnvFormat: ExportFormat = {
       ].join("\n"),
     };
     const written = writePythonPackage(environment, outDir, stamp, { distribution, moduleDir: ".", files }, replace);
-    return { ...written, distribution, module, usage: `pip install ${written.folder}; python -m ${module}.server.app --port 8000; AutoEnv.get_env_class(${JSON.stringify(key)})` };
+    return { ...written, distribution, module, usage: `pip install ${shellWord(written.folder)}; python -m ${module}.server.app --port 8000; AutoEnv.get_env_class(${JSON.stringify(key)})` };
   },
 };
 

@@ -1,4 +1,5 @@
 import type { ExportFormat } from "../../spec/index.js";
+import { shellWord } from "../../support/shell-word.js";
 import { packageReadme, pyproject, pythonName, RUNTIME_FILE, LOCAL_PROGRAM_NOTE, writePythonPackage } from "./python-package.js";
 
 /** The verifiers taskset id of an export (`envforge-vf-<name>`; verifiers imports it as `envforge_vf_<name>`). */
@@ -45,7 +46,7 @@ export const verifiersFormat: ExportFormat = {
       [`${module}/__init__.py`]: verifiersSource(distribution, manifest.title, RUNTIME_FILE.replace(/\.py$/, "")),
     };
     const written = writePythonPackage(environment, outDir, stamp, { distribution, moduleDir: module, files }, replace);
-    return { ...written, distribution, module, usage: `pip install ${written.folder}; vf-eval ${distribution} -m <model> --client.base-url <url> --no-push` };
+    return { ...written, distribution, module, usage: `pip install ${shellWord(written.folder)}; vf-eval ${distribution} -m <model> --client.base-url <url> --no-push` };
   },
 };
 
