@@ -53,8 +53,12 @@ class EpisodeError(RuntimeError):
 
 
 def _load(name: str) -> types.ModuleType:
-    path = PROGRAM / f"{name}.py"
-    module = types.ModuleType(f"envforge_program_{name}")
+    return load_module(PROGRAM / f"{name}.py", f"envforge_program_{name}")
+
+
+def load_module(path: Path, name: str) -> types.ModuleType:
+    """Runs the Python file `path` as a module named `name` (not added to sys.modules)."""
+    module = types.ModuleType(name)
     module.__file__ = str(path)
     exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), module.__dict__)
     return module

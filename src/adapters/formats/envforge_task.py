@@ -22,11 +22,10 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-import types
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
-from envforge_episode import LocalEpisode
+from envforge_episode import LocalEpisode, load_module
 
 HERE = Path(__file__).resolve().parent
 TASK = json.loads((HERE / "task.json").read_text(encoding="utf-8"))
@@ -107,10 +106,7 @@ def verify(actions_file: str, log_dir: str) -> int:
 
 
 def solve(oracle_file: str) -> int:
-    path = Path(oracle_file)
-    oracle = types.ModuleType("envforge_oracle")
-    oracle.__file__ = str(path)
-    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), oracle.__dict__)
+    oracle = load_module(Path(oracle_file), "envforge_oracle")
     while True:
         actions = read_actions(ACTIONS)
         episode, observation, _ = replay(actions)

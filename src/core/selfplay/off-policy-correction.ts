@@ -1,5 +1,5 @@
 import type { Datum, LossConfig, TrainingClient } from "../../spec/index.js";
-import { applyImportanceCorrection, DEFAULT_IMPORTANCE_CAP } from "../advantages/index.js";
+import { applyImportanceCorrection, DEFAULT_IMPORTANCE_CAP, type ImportanceCorrection } from "../advantages/index.js";
 
 /** Options of {@link correctOffPolicyDatums}. */
 export interface OffPolicyCorrectionOptions {
@@ -51,11 +51,12 @@ export async function correctOffPolicyDatums(
   if (datums.length === 0) return { ...NO_CORRECTION, datums: [] };
   const learner = await trainer.forward(datums, loss);
   const old = datums.map((_, index) => learner.logprobs?.[index] ?? []);
-  const corrected = datums.map((datum, index) => {
-    const correction = applyImportanceCorrection(datum, old[index] as readonly number[], cap);
-    return { ...correction.datum, logprobs: datum.mask.map((flag, position) => (flag === 1 ? ((old[index] as readonly number[])[position] as number) : 0)) };
-  });
-  return { ...importanceStatistics(datums, old, cap), datums: corrected };
+  const corrections = datums.map((datum, index) => applyImportanceCorrection(datum, old[index] as readonly number[], cap));
+  const corrected = corrections.map((correction, index) => ({
+    ...correction.datum,
+    logprobs: correction.datum.mask.map((flag, position) => (flag === 1 ? ((old[index] as readonly number[])[position] as number) : 0)),
+  }));
+  return { ...statisticsOf(datums, old, corrections), datums: corrected };
 }
 
 /** The statistics of an off-policy correction that changed nothing (no datum, or no policy token). */
@@ -71,6 +72,11 @@ export const NO_CORRECTION: Omit<OffPolicyCorrection, "datums"> = { policyTokens
  * @throws TrainingDataError when a datum's π_old has the wrong length or a logprob is not finite
  */
 export function importanceStatistics(datums: readonly Datum[], oldLogprobs: readonly (readonly number[])[], cap: number = DEFAULT_IMPORTANCE_CAP): Omit<OffPolicyCorrection, "datums"> {
+  return statisticsOf(datums, oldLogprobs, datums.map((datum, index) => applyImportanceCorrection(datum, oldLogprobs[index] ?? [], cap)));
+}
+
+/** {@link importanceStatistics} from corrections already computed (one per datum). */
+function statisticsOf(datums: readonly Datum[], oldLogprobs: readonly (readonly number[])[], corrections: readonly ImportanceCorrection[]): Omit<OffPolicyCorrection, "datums"> {
   let truncated = 0;
   let weightSum = 0;
   let klSum = 0;
@@ -78,7 +84,7 @@ export function importanceStatistics(datums: readonly Datum[], oldLogprobs: read
   let policyTokens = 0;
   datums.forEach((datum, index) => {
     const old = oldLogprobs[index] ?? [];
-    const correction = applyImportanceCorrection(datum, old, cap);
+    const correction = corrections[index] as ImportanceCorrection;
     datum.mask.forEach((flag, position) => {
       if (flag !== 1) return;
       const logRatio = (old[position] as number) - (datum.logprobs[position] as number);
