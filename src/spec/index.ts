@@ -18,3 +18,4 @@ export * from "./weight-sync.js";
 export * from "./evaluation.js";
 export * from "./export-format.js";
 export * from "./tool-call.js";
+export * from "./terminal.js";

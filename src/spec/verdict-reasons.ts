@@ -25,6 +25,10 @@ export const VERDICT_REASONS = {
     wrong_arity: "reset or step takes the wrong parameters (reset(self, seed, level) when the manifest declares levels), or act is not act(env, observation)",
     missing_oracle: "oracle.py defines no act(env, observation)",
     invalid_tool_schema: "a tool's parameters is not a valid JSON Schema (a tool environment)",
+    missing_file: "a terminal task folder lacks task.toml, instruction.md, tests/test.sh, environment/Dockerfile or a file its Dockerfile copies",
+    invalid_task_toml: "a terminal task's task.toml is not TOML or breaks Harbor's task schema",
+    dockerfile_unsupported: "a terminal task's Dockerfile uses what a terminal root cannot honour (another base image, USER, a network fetch at set-up; docs/terminal-environments.md)",
+    unsupported_task: "a terminal task asks for what terminal roots do not offer (several steps, GPUs, another OS)",
   },
   executable: {
     reset_failed: "reset failed on a probe seed",

@@ -1,0 +1,122 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { z } from "zod";
+import { reject, type RejectVerdict, type TerminalSetupStep, type TerminalTask } from "../../spec/index.js";
+import { isRefusal, parseDockerfile } from "./dockerfile.js";
+
+/** Largest instruction.md, test.sh or solve.sh read, bytes. */
+const MAX_TEXT_BYTES = 256 * 1024;
+
+const Seconds = z.number().positive().max(24 * 3600);
+
+/** The part of Harbor 0.25's `task.toml` (`TaskConfig`) a terminal root honours; other keys are kept in `metadata` or ignored. */
+const TaskTomlSchema = z
+  .object({
+    schema_version: z.string().optional(),
+    task: z.object({ name: z.string().min(1).max(200).optional() }).loose().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    verifier: z.object({ timeout_sec: Seconds.optional() }).loose().optional(),
+    agent: z.object({ timeout_sec: Seconds.optional() }).loose().optional(),
+    environment: z
+      .object({
+        docker_image: z.string().optional(),
+        os: z.enum(["linux"]).optional(),
+        cpus: z.number().min(0).max(64).optional(),
+        memory_mb: z.number().int().min(64).max(65536).optional(),
+        storage_mb: z.number().int().min(16).max(65536).optional(),
+        gpus: z.number().int().max(0, "GPUs are not available to terminal roots").optional(),
+        allow_internet: z.boolean().optional(),
+        network_mode: z.enum(["no-network", "public", "allowlist"]).optional(),
+        env: z.record(z.string(), z.string()).optional(),
+        workdir: z.string().startsWith("/").optional(),
+      })
+      .loose()
+      .optional(),
+    steps: z.undefined({ error: "multi-step tasks ([[steps]]) are not supported" }).optional(),
+  })
+  .loose();
+
+function readText(path: string): string | null {
+  if (!existsSync(path) || !statSync(path).isFile()) return null;
+  if (statSync(path).size > MAX_TEXT_BYTES) throw new RangeError(`${path} is over ${MAX_TEXT_BYTES} bytes`);
+  return readFileSync(path, "utf8");
+}
+
+/** Whether `folder` looks like a Harbor task (has a task.toml). */
+export function isHarborTaskFolder(folder: string): boolean {
+  return existsSync(join(folder, "task.toml"));
+}
+
+/**
+ * Reads a Harbor task folder (`task.toml`, `instruction.md`, `environment/Dockerfile`,
+ * `tests/test.sh`, `solution/solve.sh`) as a {@link TerminalTask}. What the folder gets wrong is
+ * a `static` reject verdict naming the file and the problem (`missing_file`, `invalid_task_toml`,
+ * `dockerfile_unsupported`, `unsupported_task`), never an exception. The Dockerfile subset
+ * honoured is described in `dockerfile.ts` and docs/terminal-environments.md.
+ *
+ * @param folder the task folder (relative paths resolve against the working directory)
+ */
+export function readHarborTask(folder: string): TerminalTask | RejectVerdict {
+  const root = resolve(folder);
+  const missing = (file: string, why: string): RejectVerdict => reject("static", "missing_file", `${file} is missing: ${why}`, { folder: root, file });
+  try {
+    const tomlText = readText(join(root, "task.toml"));
+    if (tomlText === null) return missing("task.toml", "a Harbor task folder has task.toml at its top");
+    let raw: unknown;
+    try {
+      raw = parseToml(tomlText);
+    } catch (error) {
+      return reject("static", "invalid_task_toml", `task.toml is not valid TOML: ${(error as Error).message.split("\n")[0]}`, { folder: root });
+    }
+    const parsed = TaskTomlSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.join(".") || "(top)";
+      const reason = where === "steps" || where.startsWith("environment.gpus") || where.startsWith("environment.os") ? "unsupported_task" : "invalid_task_toml";
+      return reject("static", reason, `task.toml: ${where}: ${issue?.message ?? "invalid"}`, { folder: root });
+    }
+    const config = parsed.data;
+    const instruction = readText(join(root, "instruction.md"));
+    if (instruction === null || instruction.trim() === "") return missing("instruction.md", "it tells the agent what to do");
+    if (readText(join(root, "tests", "test.sh")) === null) return missing("tests/test.sh", "it checks the agent's work and writes /logs/verifier/reward.txt");
+    const dockerfileText = readText(join(root, "environment", "Dockerfile"));
+    const environment = config.environment ?? {};
+    if (dockerfileText === null && environment.docker_image === undefined) return missing("environment/Dockerfile", "it (or [environment].docker_image) says what the root holds");
+    const plan = parseDockerfile(dockerfileText ?? `FROM ${environment.docker_image as string}`);
+    if (isRefusal(plan)) return reject("static", "dockerfile_unsupported", `environment/Dockerfile line ${plan.line}: ${plan.message}`, { folder: root, line: plan.line });
+    const steps: TerminalSetupStep[] = [];
+    for (const step of plan.steps) {
+      if (step.kind === "run") {
+        steps.push(step);
+        continue;
+      }
+      const from = resolve(root, "environment", step.from);
+      if (!from.startsWith(join(root, "environment"))) return reject("static", "dockerfile_unsupported", `COPY ${step.from} leaves environment/`, { folder: root });
+      if (!existsSync(from)) return missing(`environment/${step.from}`, "the Dockerfile copies it");
+      steps.push({ kind: "copy", from, to: step.to });
+    }
+    const solveText = readText(join(root, "solution", "solve.sh"));
+    const network = environment.allow_internet === true || environment.network_mode === "public";
+    return {
+      name: config.task?.name ?? basename(root),
+      folder: root,
+      instruction,
+      image: { suite: plan.suite, packages: plan.packages },
+      setup: steps,
+      workdir: environment.workdir ?? plan.workdir,
+      env: { ...plan.env, ...(environment.env ?? {}) },
+      network,
+      testsDir: join(root, "tests"),
+      solutionDir: solveText === null ? null : join(root, "solution"),
+      agentTimeoutSec: config.agent?.timeout_sec ?? 600,
+      verifierTimeoutSec: config.verifier?.timeout_sec ?? 120,
+      storageMb: environment.storage_mb ?? 256,
+      memoryMb: environment.memory_mb ?? 1024,
+      cpus: environment.cpus ?? 1,
+      metadata: config.metadata ?? {},
+    };
+  } catch (error) {
+    return reject("static", "missing_file", `cannot read the task folder: ${(error as Error).message}`, { folder: root });
+  }
+}
