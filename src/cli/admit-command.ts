@@ -18,6 +18,8 @@ import { PACKAGE_FILES, SEED_FOLDER } from "../adapters/package-files/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
 import { mapWithConcurrency } from "../support/concurrency.js";
 import { admissionResources } from "./admission-resources.js";
+import { admitTerminalCommand, evaluateTerminalCommand, isTerminalCorpus } from "./admit-terminal.js";
+import { isHarborTaskFolder } from "../adapters/terminal/harbor-task.js";
 import { loadCandidate } from "./load-candidate.js";
 import { escapeControlCharacters, terminalJson } from "./terminal-text.js";
 import { modelOptionsOf } from "./model-options.js";
@@ -188,6 +190,7 @@ async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: s
  */
 export async function admitCommand(path: string, flags: AdmitFlags, write: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
   const config = resolveAdmitConfig(flags);
+  if (isHarborTaskFolder(path)) return admitTerminalCommand(path, config, flags.json, write);
   const loaded = loadCandidate(path);
   const pipeline = await buildPipeline(config, flags, config.admission.benchmarkPath);
   try {
@@ -269,6 +272,7 @@ function readFixtureFile(folder: string): FixtureFile {
 export async function evaluateCommand(dir: string, flags: AdmitFlags, write: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
   if (!existsSync(dir)) throw new ConfigError(`${dir} does not exist`);
   const config = resolveAdmitConfig(flags);
+  if (isTerminalCorpus(dir)) return evaluateTerminalCommand(dir, config, flags.json, write);
   const shipped = join(dir, EVALUATION_BENCHMARKS_FILE);
   const benchmarkPath = config.admission.benchmarkPath ?? (existsSync(shipped) ? shipped : null);
   const folders = readdirSync(dir, { withFileTypes: true })

@@ -34,6 +34,8 @@ export const VERDICT_REASONS = {
     reset_failed: "reset failed on a probe seed",
     step_failed: "step raised on a probe action (\"1\", \"2\", \"test\", empty, 10 KB, non-ASCII)",
     unbounded_episode: "an episode swept with the moves its observations offer (their quoted options, else their numbers and words) did not end within the manifest's maxTurns",
+    setup_failed: "a terminal task's root could not be prepared: a Dockerfile RUN failed, or the image could not be built",
+    no_reward: "a terminal task's tests, run on the fresh root, wrote no reward to /logs/verifier/reward.txt (or timed out)",
   },
   deterministic: {
     nondeterministic: "a seed replayed in the same session or a fresh process, or the oracle's actions replayed, gave other observations or rewards",
@@ -52,6 +54,7 @@ export const VERDICT_REASONS = {
     random_agent_passes: "a seeded random agent wins more of its episodes (the seeds and 8 spread seeds) than a one-sided binomial test allows at admission.randomWinRate",
     invalid_action_passes: "an agent that sends only a planted invalid action wins a seed",
     fixed_reply_passes: "one of the oracle's two most common winning replies, replayed as a script, wins every seed (at least 5, plus 8 spread seeds)",
+    random_commands_pass: "a terminal task: a seeded agent running harmless commands (listing and reading the files its instruction names) passes the tests",
     random_tool_calls_pass: "a tool environment: a seeded agent making schema-valid random tool calls wins more of its episodes than the binomial test allows at admission.randomWinRate",
   },
   "scorer-contract": {

@@ -74,16 +74,31 @@ export async function admit(
   context: AdmissionContext,
   options: AdmitOptions = {},
 ): Promise<AdmissionResult> {
-  const clock = options.clock ?? (() => performance.now());
   const copy = exactCopyVerdict(candidate, context.pool ?? []);
   if (copy !== null) return { admitted: false, verdicts: [copy], timingsMs: {} };
+  return runGates(candidate, gates, context, (gate) => checkGate(gate, candidate, context), options);
+}
+
+/**
+ * The gate loop every admission pipeline shares (environment programs, terminal tasks): runs
+ * `gates` in order with `check` and stops at the first reject; an exception inside a gate becomes a
+ * reject with reason `gate_error`, so one candidate cannot stop a run. Times each gate.
+ */
+export async function runGates<Candidate, Context, Gate extends { readonly name: AdmissionGateName; check(candidate: Candidate, context: Context): Promise<Verdict> }>(
+  candidate: Candidate,
+  gates: readonly Gate[],
+  context: Context,
+  check: (gate: Gate) => Promise<Verdict> = (gate) => gate.check(candidate, context),
+  options: AdmitOptions = {},
+): Promise<AdmissionResult> {
+  const clock = options.clock ?? (() => performance.now());
   const verdicts: Verdict[] = [];
   const timingsMs: Record<string, number> = {};
   for (const gate of gates) {
     const started = clock();
     let verdict: Verdict;
     try {
-      verdict = await checkGate(gate, candidate, context);
+      verdict = await check(gate);
     } catch (error) {
       verdict = reject(gate.name, "gate_error", (error as Error).message);
     }

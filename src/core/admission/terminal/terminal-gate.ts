@@ -1,0 +1,55 @@
+import type { AdmissionGateName } from "../../../config/index.js";
+import type { Episode, TerminalRuntime, TerminalTask, Verdict, VerifierResult } from "../../../spec/index.js";
+import { playEpisode, type Policy } from "../../rollout/index.js";
+import { terminalManifest, TerminalEnvSession } from "../../terminal/terminal-environment.js";
+import type { AdmissionSettings } from "../gate.js";
+
+/** What the terminal admission gates use. */
+export interface TerminalAdmissionContext {
+  readonly runtime: TerminalRuntime;
+  /** The thresholds shared with environment programs (`textSimilarity`, `seeds` for the random control's episodes). */
+  readonly settings: Pick<AdmissionSettings, "textSimilarity">;
+  /** Terminal tasks a candidate must differ from (the seeds, memory). A task in the same folder is skipped. @default [] */
+  readonly pool?: readonly TerminalTask[];
+  /** Commands per control episode. @default 8 */
+  readonly maxTurns?: number;
+}
+
+/**
+ * One admission check of a terminal task, with the name of the environment-program gate it mirrors
+ * (so reports, `admission.skip` and the verdict table treat both kinds alike). Never throws for a
+ * bad task: a reject verdict.
+ */
+export interface TerminalGate {
+  readonly name: AdmissionGateName;
+  check(task: TerminalTask, context: TerminalAdmissionContext): Promise<Verdict>;
+}
+
+/** One control episode: what the agent did and what the tests said. */
+export interface ControlEpisode {
+  readonly episode: Episode;
+  readonly verification: VerifierResult | null;
+}
+
+/** Plays `policy` (built for the live session) on a fresh root of `task`; the tests run at its end. */
+export async function playControl(task: TerminalTask, context: TerminalAdmissionContext, policy: (session: TerminalEnvSession) => Policy): Promise<ControlEpisode> {
+  const maxTurns = context.maxTurns ?? 8;
+  const session = new TerminalEnvSession(context.runtime, task, { maxTurns });
+  try {
+    const episode = await playEpisode(session, terminalManifest(task, maxTurns), 0, policy(session));
+    return { episode, verification: session.verification };
+  } finally {
+    await session.close();
+  }
+}
+
+/** The evidence a verdict keeps of a control episode: reward, the tests' last output, the commands. */
+export function controlEvidence(control: ControlEpisode): Record<string, unknown> {
+  return {
+    reward: control.verification?.reward ?? null,
+    rewardError: control.verification?.rewardError ?? null,
+    failure: control.episode.failure ?? null,
+    commands: control.episode.turns.map((turn) => turn.action.slice(0, 200)),
+    testsOutput: control.verification?.output.slice(-800) ?? "",
+  };
+}
