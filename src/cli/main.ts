@@ -20,6 +20,7 @@ import { lineageShowCommand, rubricLearnCommand } from "./lineage-command.js";
 import { runCommand } from "./run-command.js";
 import { serveCommand } from "./serve-command.js";
 import { benchSandboxCommand, sandboxDoctorCommand } from "./sandbox-commands.js";
+import { benchTerminalCommand, sandboxRootsCommand } from "./terminal-commands.js";
 import { trainerConformance, trainerDown, trainerStatus, trainerUp } from "./trainer-command.js";
 
 /** A flag value that must be written as a plain decimal integer ≥ `min` (no `1e3`, `0x10` or spaces). */
@@ -66,9 +67,18 @@ function backendName(value: string): "bwrap" | "process" {
   return value;
 }
 
-program
-  .command("sandbox")
-  .description("sandbox tools")
+const sandbox = program.command("sandbox").description("sandbox tools");
+
+sandbox
+  .command("roots")
+  .description("build (once, then cached) the Debian roots terminal tasks run in: the terminal seeds', or those of the task folders named")
+  .argument("[tasks...]", "Harbor task folders (default: envs/terminal-seeds/*)")
+  .addHelpText("after", "\nExit codes: 0 every root is built.")
+  .action(async (tasks: string[]) => {
+    process.exitCode = await sandboxRootsCommand(tasks);
+  });
+
+sandbox
   .command("doctor")
   .description("show which sandbox protections are active on this machine, and how to enable the missing ones")
   .option("--backend <name>", "bwrap | process (config: sandbox.backend)", backendName)
@@ -185,6 +195,18 @@ bench
   .option("--seconds <n>", "seconds of each throughput run", integer("--seconds", 1))
   .action(async (flags) => {
     process.exitCode = await benchSandboxCommand(flags);
+  });
+
+bench
+  .command("terminal")
+  .description("terminal runtime on one task (default: the seed config-file): root build, episode start, command round trip vs bash -c, disk per session, sessions held at once")
+  .argument("[task]", "a Harbor task folder")
+  .option("--json", "print JSON")
+  .option("--runs <n>", "repeats of each timing", integer("--runs", 1), 50)
+  .option("--sessions <n>", "sessions to hold at once", integer("--sessions", 1), 32)
+  .option("--build", "also time a first build of the root into an empty cache (downloads from the Debian archive)")
+  .action(async (task: string | undefined, flags) => {
+    process.exitCode = await benchTerminalCommand(task, flags);
   });
 
 bench

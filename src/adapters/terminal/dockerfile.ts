@@ -36,7 +36,8 @@ const DEBIAN_BASES = /^debian:(bookworm|bookworm-slim|12|12-slim|stable|stable-s
 const PYTHON_BASES = /^python:3\.11([.\d]*)(-slim)?(-bookworm)?(@sha256:[0-9a-f]+)?$/;
 const PACKAGE_NAME = /^[a-z0-9][a-z0-9+.-]+$/;
 const IGNORED = new Set(["CMD", "ENTRYPOINT", "EXPOSE", "LABEL", "MAINTAINER"]);
-const NETWORK_FETCH = /\b(pip3?|curl|wget|git\s+clone|npm|apt|apt-get|gem|cargo|go\s+(get|install))\b/;
+/** A command (at the start of a simple command of a RUN part) that fetches from the network. */
+const NETWORK_FETCH = /(^|[;&|(]\s*)(sudo\s+)?(pip3?|curl|wget|npm|npx|apt|apt-get|gem|cargo|uv|conda|git\s+clone|go\s+(get|install)|python3?\s+-m\s+pip)\b/;
 
 /** Joins continuation lines; returns each instruction with the line it starts on. */
 function instructions(text: string): { line: number; text: string }[] {
@@ -144,7 +145,7 @@ export function parseDockerfile(text: string): DockerfilePlan | DockerfileRefusa
           }
         } else if (/^(apt-get|apt)\s+(update|clean|autoclean)\b/.test(part.trim()) || /^rm\s+-rf\s+\/var\/lib\/apt\/lists\/\*?$/.test(part.trim())) {
           continue;
-        } else if (NETWORK_FETCH.test(part)) {
+        } else if (NETWORK_FETCH.test(part.trim())) {
           return { line, message: `RUN ${JSON.stringify(part.trim().slice(0, 80))} needs the network or a package manager: set-up runs without network; install Debian packages with apt-get install instead` };
         } else kept.push(part.trim());
       }

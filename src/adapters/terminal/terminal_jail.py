@@ -168,9 +168,10 @@ class Episode:
                 source = os.path.join(self.lower, name)
                 if os.path.isfile(source):
                     args += ["--ro-bind", source, "/" + name]
-            conf_d = os.path.join(self.lower, "etc/ld.so.conf.d")
-            if os.path.isdir(conf_d):
-                args += ["--ro-bind", conf_d, "/etc/ld.so.conf.d"]
+            for name in ("etc/ld.so.conf.d", "etc/alternatives"):
+                source = os.path.join(self.lower, name)
+                if os.path.isdir(source):
+                    args += ["--ro-bind", source, "/" + name]
             args += ["--ro-bind", "/dev/null", "/etc/ld.so.preload"]
         return args
 

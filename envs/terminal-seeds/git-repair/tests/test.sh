@@ -1,6 +1,8 @@
 #!/bin/bash
 # Checks that /app/repo's main restores src/util.sh in one new commit; writes 1 or 0 to /logs/verifier/reward.txt.
 fail() { echo "FAIL: $1"; echo 0 > /logs/verifier/reward.txt; exit 0; }
+# read the repository as it is: no replace refs, no system or global git configuration of the agent's making
+export GIT_NO_REPLACE_OBJECTS=1 GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 cd /app/repo 2>/dev/null || fail "no /app/repo"
 tip=bada1f0650169b3bbe68516edcc2eb85ce7b2276   # main as shipped: "Document how to run"
 history='bada1f0650169b3bbe68516edcc2eb85ce7b2276 Document how to run

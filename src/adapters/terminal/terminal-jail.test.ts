@@ -1,0 +1,133 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { TerminalSession, TerminalTask } from "../../spec/index.js";
+import { readHarborTask } from "./harbor-task.js";
+import { TerminalJailRuntime } from "./terminal-jail.js";
+
+// The terminal-specific hostile set: what an agent's commands try against the jail, the host and
+// the verifier. Each runs in a real jail over the real root of the seed config-file.
+const runtime = new TerminalJailRuntime({ maxOutputBytes: 4000 });
+afterAll(() => runtime.close());
+
+function task(overrides: Partial<TerminalTask> = {}): TerminalTask {
+  const read = readHarborTask("envs/terminal-seeds/config-file");
+  if ("status" in read) throw new Error(read.message);
+  return { ...read, ...overrides };
+}
+
+async function open(overrides: Partial<TerminalTask> = {}): Promise<TerminalSession> {
+  const opened = await runtime.open(task(overrides));
+  if (opened.kind !== "ok") throw new Error(opened.message);
+  return opened.value;
+}
+
+describe("terminal jail: hostile commands", () => {
+  it("a fork bomb is held by the cgroup or the timeout, and the session goes on", async () => {
+    const session = await open();
+    const bomb = await session.run("bomb() { bomb | bomb & }; bomb", 5000);
+    expect(bomb.exitCode === null || bomb.exitCode === 0).toBe(true);
+    const after = await session.run("echo alive", 10_000);
+    expect(after.output).toContain("alive");
+    await session.close();
+  }, 60_000);
+
+  it("filling the disk stops at the task's storage limit", async () => {
+    const session = await open({ storageMb: 32 });
+    const fill = await session.run("dd if=/dev/zero of=/root/fill bs=1M count=200 2>&1; echo done", 20_000);
+    expect(fill.output).toMatch(/No space left on device/);
+    expect(await session.diskBytes()).toBeLessThanOrEqual(32 * 1024 * 1024);
+    await session.close();
+  }, 60_000);
+
+  it("the network cannot be reached unless the task declares it", async () => {
+    const session = await open();
+    const tcp = await session.run("exec 3<>/dev/tcp/1.1.1.1/80 && echo CONNECTED || echo refused", 10_000);
+    expect(tcp.output).not.toContain("CONNECTED");
+    const interfaces = await session.run("cat /proc/net/dev | tail -n +3 | cut -d: -f1", 5000);
+    expect(interfaces.output.trim()).toBe("lo");
+    await session.close();
+  }, 60_000);
+
+  it("the host's files are out of reach: no host path, no mount, no chroot, no namespace", async () => {
+    const session = await open();
+    const probe = await session.run(
+      [
+        `test -e ${process.cwd()}/package.json && echo HOST-VISIBLE || echo host-hidden`,
+        "mount -t tmpfs none /mnt 2>/dev/null && echo MOUNTED || echo mount-refused",
+        "chroot / true 2>/dev/null && echo CHROOTED || echo chroot-refused",
+        "unshare -r true 2>/dev/null && echo UNSHARED || echo unshare-refused",
+        "ls /proc/1/root/ >/dev/null 2>&1; cat /proc/1/cmdline | tr '\\0' ' '",
+      ].join("; "),
+      10_000,
+    );
+    expect(probe.output).toContain("host-hidden");
+    expect(probe.output).toContain("mount-refused");
+    expect(probe.output).toContain("chroot-refused");
+    expect(probe.output).toContain("unshare-refused");
+    expect(probe.output).not.toMatch(/HOST-VISIBLE|MOUNTED|CHROOTED|UNSHARED/);
+    await session.close();
+  }, 60_000);
+
+  it("writing the reward file directly, a background writer and swapped tools do not reach the reward", async () => {
+    const session = await open();
+    await session.run(
+      [
+        "mkdir -p /logs/verifier && echo 1 > /logs/verifier/reward.txt",
+        "(while true; do echo 1 > /logs/verifier/reward.txt 2>/dev/null; sleep 0.05; done) >/dev/null 2>&1 &",
+        "printf '#!/bin/sh\\nexit 0\\n' > /usr/bin/grep; cp /usr/bin/true /usr/bin/sed",
+        "echo /root/evil.so > /etc/ld.so.preload",
+        "mkdir -p /tests && printf '#!/bin/bash\\necho 1 > /logs/verifier/reward.txt\\n' > /tests/test.sh",
+      ].join("; "),
+      10_000,
+    );
+    const verification = await session.verify();
+    expect(verification.reward).toBe(0);
+    expect(verification.output).toContain("FAIL");
+    await session.close();
+  }, 60_000);
+
+  it("the tests use the base image's tools even when the agent re-points /etc/alternatives", async () => {
+    const tests = mkdtempSync(join(tmpdir(), "envforge-tests-"));
+    writeFileSync(join(tests, "test.sh"), "#!/bin/bash\nawk 'BEGIN { print 0 }' > /logs/verifier/reward.txt\n");
+    const session = await open({ testsDir: tests });
+    await session.run("printf '#!/bin/sh\\necho 1\\n' > /root/fake && chmod +x /root/fake && ln -sf /root/fake /etc/alternatives/awk && awk 'BEGIN { print 0 }'", 5000);
+    const verification = await session.verify();
+    await session.close();
+    rmSync(tests, { recursive: true, force: true });
+    expect(verification.reward).toBe(0);
+  }, 60_000);
+
+  it("a command that never ends is killed at its timeout and the shell restarts with the files kept", async () => {
+    const session = await open();
+    await session.run("echo kept > /root/file; cd /tmp", 5000);
+    const hung = await session.run("sleep 600", 1000);
+    expect(hung.timedOut).toBe(true);
+    expect(hung.shellRestarted).toBe(true);
+    const after = await session.run("pwd; cat /root/file", 5000);
+    expect(after.output).toBe("/app\nkept\n");
+    await session.close();
+  }, 60_000);
+
+  it("a flood of output keeps its head and tail and says the middle was cut", async () => {
+    const session = await open();
+    const flood = await session.run("seq 1 200000", 10_000);
+    expect(flood.truncated).toBe(true);
+    expect(flood.output.length).toBeLessThan(4200);
+    expect(flood.output).toMatch(/^1\n2\n/);
+    expect(flood.output).toMatch(/output truncated: \d+ bytes/);
+    expect(flood.output.trimEnd().endsWith("200000")).toBe(true);
+    await session.close();
+  }, 60_000);
+
+  it("an episode's files do not leak into the next one (each root is fresh)", async () => {
+    const first = await open();
+    await first.run("echo secret > /root/leak", 5000);
+    await first.close();
+    const second = await open();
+    const look = await second.run("cat /root/leak 2>&1 || true", 5000);
+    expect(look.output).toContain("No such file");
+    await second.close();
+  }, 60_000);
+});
