@@ -1,6 +1,6 @@
 import { escapeControlCharacters } from "./terminal-text.js";
 import { createHash } from "node:crypto";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { compareEvaluations, comparisonWarnings, heldOutSeeds, levelsOf, parseLevelSelection, QUESTION_PROMPT_VERSION, runEvaluation, summarizeEvaluation, type LevelSelection, type PlannedEnvironment, type SuitePlan } from "../core/eval/index.js";
@@ -11,7 +11,10 @@ import { loadPackageFolders, loadSeedPackages } from "../adapters/package-files/
 import { openSandbox } from "../adapters/sandbox/index.js";
 import { SqliteEvalStore, SqliteStore } from "../adapters/store/index.js";
 import { bucketOfTask, DEFAULT_REASONING_GYM_TASKS, REASONING_GYM_TABLE_VERSION, ReasoningGymSuite, taskParameters } from "../adapters/suites/reasoning-gym/index.js";
-import { ConfigError, packageId, type EvalRecord, type LanguageModel, type QuestionSuite, type Sandbox } from "../spec/index.js";
+import { ConfigError, packageId, type EvalRecord, type LanguageModel, type QuestionSuite, type Sandbox, type TerminalTask } from "../spec/index.js";
+import { terminalPackage, withTerminalRuntime } from "../core/terminal/index.js";
+import { isHarborTaskFolder, readHarborTask } from "../adapters/terminal/harbor-task.js";
+import { TerminalJailRuntime } from "../adapters/terminal/terminal-jail.js";
 import { checkpointSteps, openCheckpointModel, storedRunConfig } from "./eval-model.js";
 import { createEvalProgress } from "./eval-progress.js";
 import { evaluationJson, formatComparison, formatEvaluation, planDifferences, planSummary } from "./eval-report.js";
@@ -73,7 +76,9 @@ export function resolveEvalConfig(flags: EvalFlags): Config {
   const config = parseConfig(mergeConfigInput(mergeConfigInput(base, fromFile), fromFlags), configSource(flags.config));
   classifyModelSpec(config.model.spec);
   for (const suite of config.eval.suites) {
-    if (!["rg", "heldout-seeds", "holdout"].includes(suite) && !suite.startsWith("envs:")) throw new ConfigError(`eval.suites: unknown suite "${suite}"; use rg, heldout-seeds, holdout or envs:<folder>`);
+    if (!["rg", "heldout-seeds", "holdout"].includes(suite) && !suite.startsWith("envs:") && !suite.startsWith("terminal:")) {
+      throw new ConfigError(`eval.suites: unknown suite "${suite}"; use rg, heldout-seeds, holdout, envs:<folder> or terminal:<folder>`);
+    }
     if (suite === "holdout" && flags.run === undefined) throw new ConfigError(`eval.suites "holdout" is the holdout split of a run's pool: give --run <dir>`);
   }
   return config;
@@ -138,7 +143,10 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
       plan,
       createdAt: new Date().toISOString(),
     };
-    if (plans.some((suite) => suite.kind === "environments")) sandbox = openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`));
+    if (plans.some((suite) => suite.kind === "environments")) {
+      sandbox = openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`));
+      if (settings.suites.some((suite) => suite.startsWith("terminal:"))) sandbox = withTerminalRuntime(sandbox, new TerminalJailRuntime());
+    }
     // the engine options come from the eval's config (the run's stored config overridden by --config), not the run's alone
     const engine = { ...modelOptionsOf(config), sequences: settings.concurrency };
     model = flags.run === undefined ? await openModel(config.model.spec, engine) : (await openCheckpointModel(flags.run, step ?? 0, engine)).model;
@@ -226,9 +234,32 @@ async function planSuites(config: Config, questionSuite: QuestionSuite | null, r
       if (packages.length === 0) throw new ConfigError(`eval.suites ${name}: ${folder} holds no environment packages (sub-folders with env.json, env.py or oracle.py)`);
       plans.push({ kind: "environments", name, environments: planned(name, packages.map((pkg) => ({ id: packageId(pkg), package: pkg }))) });
       versions.push(`envforge ${name}`);
+    } else if (name.startsWith("terminal:")) {
+      const tasks = readTerminalSuite(name, name.slice("terminal:".length));
+      const packages = tasks.map((task) => terminalPackage(task, config.solver.maxTurns));
+      plans.push({ kind: "environments", name, environments: planned(name, packages.map((pkg) => ({ id: packageId(pkg), package: pkg }))) });
+      versions.push(`envforge ${name} (terminal, ${config.solver.maxTurns} commands)`);
     }
   }
   return { plans, versions };
+}
+
+/**
+ * The Harbor task folders of a `terminal:<folder>` suite (sub-folders with task.toml), read.
+ * @throws ConfigError when the folder is missing, holds no task, or a task does not read (its static verdict)
+ */
+function readTerminalSuite(name: string, folder: string): TerminalTask[] {
+  if (folder === "" || !existsSync(folder) || !statSync(folder).isDirectory()) throw new ConfigError(`eval.suites ${name}: name a folder of Harbor task folders, e.g. terminal:envs/terminal-seeds`);
+  const tasks = readdirSync(folder, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && isHarborTaskFolder(join(folder, entry.name)))
+    .map((entry) => {
+      const task = readHarborTask(join(folder, entry.name));
+      if ("status" in task) throw new ConfigError(`eval.suites ${name}: ${entry.name}: ${task.message}`);
+      return task;
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+  if (tasks.length === 0) throw new ConfigError(`eval.suites ${name}: ${folder} holds no Harbor task folders (sub-folders with task.toml)`);
+  return tasks;
 }
 
 /**

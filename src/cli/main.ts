@@ -21,6 +21,7 @@ import { runCommand } from "./run-command.js";
 import { serveCommand } from "./serve-command.js";
 import { benchSandboxCommand, sandboxDoctorCommand } from "./sandbox-commands.js";
 import { benchTerminalCommand, sandboxRootsCommand } from "./terminal-commands.js";
+import { designTerminalCommand } from "./design-terminal-command.js";
 import { trainerConformance, trainerDown, trainerStatus, trainerUp } from "./trainer-command.js";
 
 /** A flag value that must be written as a plain decimal integer ≥ `min` (no `1e3`, `0x10` or spaces). */
@@ -186,6 +187,23 @@ exporter
     process.exitCode = await exportTensorBoardCommand(flags);
   });
 
+program
+  .command("design")
+  .description("the Designer on its own, writing environments to a folder")
+  .command("terminal")
+  .description("write terminal tasks (Harbor task folders) with the Designer, grounded on the terminal corpus, and admit each through the terminal gates; resumable")
+  .requiredOption("--out <dir>", "output folder: designs/<n>/, admitted/, designs.jsonl")
+  .option("--model <spec>", "model (config: model.spec)")
+  .option("--designs <n>", "designs to sample", integer("--designs", 1), 8)
+  .option("--corpus <path>", "corpus (.jsonl or folder; default corpus/terminal.jsonl)")
+  .option("--seed <n>", "master seed", integer("--seed", 0), 1)
+  .option("--max-tokens <n>", "completion tokens per design", integer("--max-tokens", 64), 2048)
+  .option("--json", "print the report as JSON")
+  .addHelpText("after", "\nExit codes: 0 the designs ran (admitted or not).")
+  .action(async (flags) => {
+    process.exitCode = await designTerminalCommand(flags);
+  });
+
 const bench = program.command("bench").description("print speed figures (recorded in docs/benchmarks.md)");
 
 bench
@@ -327,7 +345,7 @@ program
   .option("--model <spec>", "embedded | embedded:<name> | path.gguf | hf:<uri> | http(s)://host/v1#model (config: model.spec)")
   .option("--run <dir>", "evaluate a run's policy: its model with the LoRA adapter of --step (and its pool for the environment suites)")
   .option("--step <n>", "optimiser step of --run; 0 = the base model (default: the latest with an adapter)", integer("--step", 0))
-  .option("--suite <names...>", "rg | heldout-seeds | holdout | envs:<folder> (config: eval.suites)")
+  .option("--suite <names...>", "rg | heldout-seeds | holdout | envs:<folder> | terminal:<folder> (config: eval.suites)")
   .option("--tasks <list>", "comma-separated Reasoning Gym tasks, or all (config: eval.tasks; default the 20 fastest, 5 per bucket)")
   .option("--difficulty <d>", "default | hard (the Reasoning Gym paper's hard parameters) (config: eval.difficulty)", choice("--difficulty", ["default", "hard"]))
   .option("--items <n>", "items per Reasoning Gym task (config: eval.items)", integer("--items", 1))

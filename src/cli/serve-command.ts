@@ -1,4 +1,6 @@
 import { openSandbox } from "../adapters/sandbox/index.js";
+import { TerminalJailRuntime } from "../adapters/terminal/terminal-jail.js";
+import { withTerminalRuntime } from "../core/terminal/index.js";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import {
   folderCatalog,
@@ -62,7 +64,9 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const config = serveConfig(flags);
   const catalog = serveCatalog(flags);
   const tokens = readTokens(process.env, config.serve.tokenEnv);
-  const sandbox = openSandbox(serveSandboxSettings(config), (message) => process.stderr.write(`envforge: ${message}\n`));
+  const programs = openSandbox(serveSandboxSettings(config), (message) => process.stderr.write(`envforge: ${message}\n`));
+  // a session of a terminal task owns its root (docs/terminal-environments.md)
+  const sandbox = catalog.all().some((environment) => environment.package.terminal !== undefined) ? withTerminalRuntime(programs, new TerminalJailRuntime()) : programs;
   let server: EnvironmentServer;
   try {
     server = await startEnvironmentServer({ catalog, sandbox, settings: config.serve, tokens });

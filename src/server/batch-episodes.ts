@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { episodeReturn, stepReply } from "../core/rollout/index.js";
-import { resetLevel, ServeRequestError, type EnvManifest, type EnvSession, type Sandbox, type SandboxOutcome, type StepResult } from "../spec/index.js";
+import { programOf, resetLevel, ServeRequestError, type EnvManifest, type EnvSession, type Sandbox, type SandboxOutcome, type StepResult } from "../spec/index.js";
 import type { EnvironmentCatalog, ServedEnvironment } from "./catalog.js";
 
 /** A level argument of a batch item: an integer; the environment's manifest decides which levels exist (absent: level 0). */
@@ -178,7 +178,7 @@ export class EpisodeRunner {
     const manifest = environment.package.manifest;
     const played = actions.slice(0, manifest.maxTurns);
     const base = { envId: environment.id, envName: environment.name, seed, ...(level === undefined ? {} : { level }) };
-    const opened = await this.sandbox.open({ envSource: environment.package.envSource, oracleSource: null, rewardRange: manifest.rewardRange });
+    const opened = await this.sandbox.open(programOf(environment.package, { oracle: false }));
     if (opened.kind !== "ok") {
       return { ...base, initialObservation: "", steps: [], return: episodeReturn([], manifest.rewardRange), won: false, terminated: false, truncated: false, failure: { kind: opened.kind, message: opened.message } };
     }

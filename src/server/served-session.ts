@@ -1,5 +1,5 @@
 import { episodeReturn, stepReply } from "../core/rollout/index.js";
-import { resetLevel, ServeRequestError, type EnvSession, type Sandbox, type SandboxFailureKind } from "../spec/index.js";
+import { programOf, resetLevel, ServeRequestError, type EnvSession, type Sandbox, type SandboxFailureKind } from "../spec/index.js";
 import type { EnvironmentCatalog, ServedEnvironment } from "./catalog.js";
 import { ActionSchema, ResetDataSchema, type Observation, type State, type StepPayload } from "./openenv-wire.js";
 import { parseRequest } from "./validation.js";
@@ -187,7 +187,7 @@ export class ServedSession {
     if (this.envSession !== null && this.environment?.id === environment.id) return this.envSession;
     await this.releaseProcess();
     const pkg = environment.package;
-    const opened = await this.dependencies.sandbox.open({ envSource: pkg.envSource, oracleSource: null, rewardRange: pkg.manifest.rewardRange });
+    const opened = await this.dependencies.sandbox.open(programOf(pkg, { oracle: false }));
     if (opened.kind !== "ok") {
       throw new ServeRequestError("environment_failed", `environment ${environment.name} (${environment.id}) failed to load: ${opened.kind}: ${opened.message}`);
     }

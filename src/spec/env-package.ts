@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import type { EnvProgram } from "./sandbox.js";
+import type { TerminalTask } from "./terminal.js";
 import { MAX_TOOLS, ToolDefinitionSchema } from "./tool-call.js";
 import { LevelOutOfRangeError } from "./errors.js";
 
@@ -150,6 +152,26 @@ export interface EnvPackage {
   readonly manifest: EnvManifest;
   readonly envSource: string;
   readonly oracleSource: string;
+  /**
+   * A terminal task instead of a Python program (docs/terminal-environments.md): episodes run in
+   * the terminal runtime, `envSource` holds the task's `tests/test.sh` and `oracleSource` its
+   * `solution/solve.sh` (so the content id and novelty see them), and `manifest.maxTurns` is the
+   * episode's command budget. Absent: an environment program.
+   */
+  readonly terminal?: TerminalTask;
+}
+
+/**
+ * The program a sandbox session loads for `pkg`: its sources (the oracle only with `oracle`), its
+ * reward range and, for a terminal task, the task with its command budget.
+ */
+export function programOf(pkg: EnvPackage, options: { readonly oracle: boolean }): EnvProgram {
+  return {
+    envSource: pkg.envSource,
+    oracleSource: options.oracle ? pkg.oracleSource : null,
+    rewardRange: pkg.manifest.rewardRange,
+    ...(pkg.terminal === undefined ? {} : { terminalEpisode: { task: pkg.terminal, maxTurns: pkg.manifest.maxTurns } }),
+  };
 }
 
 /** The single-JSON-document form of a package (`envforge` package exchange format). */

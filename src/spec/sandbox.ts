@@ -1,3 +1,4 @@
+import type { TerminalTask } from "./terminal.js";
 import type { EnvAction } from "./tool-call.js";
 
 /**
@@ -58,6 +59,12 @@ export interface EnvProgram {
    * reward outside it ends the episode with `reward_out_of_range`. @default undefined (only finiteness is checked)
    */
   readonly rewardRange?: readonly [number, number];
+  /**
+   * A terminal task and its command budget instead of a Python program: a sandbox wrapped by the
+   * terminal runtime (`withTerminalRuntime`) plays it in a jailed root; a plain sandbox refuses it.
+   * @default undefined
+   */
+  readonly terminalEpisode?: { readonly task: TerminalTask; readonly maxTurns: number };
 }
 
 /**

@@ -12,6 +12,8 @@ export const VERDICT_REASONS = {
     missing_environment: "no code block defines an environment class with reset() and step() (or the scaffold's generate(), render() and solve())",
     missing_oracle: "no code block defines the oracle's act(env, observation)",
     invalid_manifest: "the manifest block is missing or its fields break the manifest schema",
+    missing_task_file: "a terminal design lacks one of task.toml, instruction.md, environment/Dockerfile, tests/test.sh, solution/solve.sh",
+    too_large: "a terminal design has more than 16 files or a file over 64 KiB",
   },
   model: {
     model_error: "the model call failed (timeout, refused request); the design never reached the gates",

@@ -6,7 +6,8 @@ export const EvalSchema = z
     /**
      * Suites: `rg` (Reasoning Gym), `heldout-seeds` (the training environments on episode seeds training never
      * used), `holdout` (the run's holdout split of its pool; needs `--run`), `envs:<folder>` (any folder of
-     * packages). CLI `--suite`. @default ["rg", "heldout-seeds"]
+     * packages), `terminal:<folder>` (a folder of Harbor task folders, played in the terminal runtime with
+     * `solver.maxTurns` commands; docs/terminal-environments.md). CLI `--suite`. @default ["rg", "heldout-seeds"]
      */
     suites: z.array(z.string().min(1)).min(1).default(["rg", "heldout-seeds"]),
     /** Reasoning Gym tasks; null = the 20 fastest (5 per SPADE bucket); `["all"]` = every task in the bucket table. CLI `--tasks`. @default null */

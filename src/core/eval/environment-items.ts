@@ -1,4 +1,4 @@
-import type { Episode, ItemErrorCode, ItemResult, LanguageModel, Sandbox, SandboxOutcome } from "../../spec/index.js";
+import { programOf, type EnvProgram, type Episode, type ItemErrorCode, type ItemResult, type LanguageModel, type Sandbox, type SandboxOutcome } from "../../spec/index.js";
 import type { EnvPackage } from "../../spec/index.js";
 import { episodesOf, playEpisodeJobs, type EpisodeJob } from "../rollout/index.js";
 import { solverPolicy, type SolverFormat } from "../selfplay/solver-policy.js";
@@ -70,13 +70,13 @@ export async function evaluateEpisodes(
 ): Promise<void> {
   if (items.length === 0) return;
   // one program object per environment, so a lane keeps its session across that environment's episodes
-  const programs = new Map(items.map((item) => [item.environment.id, { envSource: item.environment.package.envSource, oracleSource: null }]));
+  const programs = new Map(items.map((item) => [item.environment.id, programOf(item.environment.package, { oracle: false })]));
   // jobs whose policy failed because the model ran out of time (read from the error, not its message)
   const timedOut = new Set<number>();
   const jobs: EpisodeJob[] = items.map((item, jobIndex) => {
     const { seed, level } = plannedItem(item.environment, item.index);
     return {
-      program: programs.get(item.environment.id) as { envSource: string; oracleSource: null },
+      program: programs.get(item.environment.id) as EnvProgram,
       manifest: item.environment.package.manifest,
       seed,
       policy: () => {

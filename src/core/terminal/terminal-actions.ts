@@ -17,9 +17,23 @@ export type TerminalAction =
   /** Neither a command block nor the completion word: refused, the episode goes on. */
   | { readonly kind: "invalid"; readonly message: string };
 
-/** The reply format, as the first observation states it. */
-export const TERMINAL_REPLY_FORMAT =
-  `Reply with one shell command (it may span several lines) in a \`\`\`bash code block. It runs in a persistent bash shell in the task's machine (no network), and you see its output. When the task is done, reply ${TASK_COMPLETE}.`;
+/**
+ * The reply format, as the first observation states it: commands only. Small models repeat the
+ * last rule they read: with the completion word in the first observation, the 0.5B replied
+ * TASK_COMPLETE at once in 16 of 16 episodes, whether the word came last or before an example
+ * (docs/benchmarks/terminal.md, "Solver on the terminal seeds"). The word is offered from the
+ * second turn on, in {@link TERMINAL_NEXT_REPLY}.
+ */
+export const TERMINAL_REPLY_FORMAT = [
+  "You are at a bash prompt in the task's machine (no network). Each reply is exactly one shell command (it may span several lines) in a ```bash code block; you then see its output.",
+  "Example of a reply:",
+  "```bash",
+  "ls -la",
+  "```",
+].join("\n");
+
+/** The line after each command's output: the next command, or the completion word. */
+export const TERMINAL_NEXT_REPLY = `Reply with the next command in a \`\`\`bash block, or ${TASK_COMPLETE} when the task is done.`;
 
 const FENCE = /```[ \t]*(?:bash|sh|shell|console|zsh)?[ \t]*\r?\n([\s\S]*?)```/i;
 
@@ -40,5 +54,5 @@ export function parseTerminalReply(reply: string): TerminalAction {
     if (command !== "" && command !== TASK_COMPLETE) return { kind: "command", command, done };
   }
   if (done) return { kind: "done" };
-  return { kind: "invalid", message: `no command found. ${TERMINAL_REPLY_FORMAT}` };
+  return { kind: "invalid", message: `No command found. ${TERMINAL_NEXT_REPLY}` };
 }

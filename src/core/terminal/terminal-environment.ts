@@ -11,7 +11,7 @@ import {
   type TerminalTask,
   type VerifierResult,
 } from "../../spec/index.js";
-import { parseTerminalReply, TASK_COMPLETE, TERMINAL_REPLY_FORMAT } from "./terminal-actions.js";
+import { parseTerminalReply, TASK_COMPLETE, TERMINAL_NEXT_REPLY, TERMINAL_REPLY_FORMAT } from "./terminal-actions.js";
 
 /** Options of {@link TerminalEnvSession}. */
 export interface TerminalEpisodeOptions {
@@ -56,7 +56,7 @@ export function commandObservation(result: CommandResult): string {
       ? "[the shell ended; a new one starts with the next command (working directory reset, files kept)]"
       : `[exit status ${result.exitCode}]`;
   const output = result.output.endsWith("\n") || result.output === "" ? result.output : `${result.output}\n`;
-  return `${output}${ending}`;
+  return `${output}${ending}\n${TERMINAL_NEXT_REPLY}`;
 }
 
 /**

@@ -1,0 +1,19 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { EnvPackage, TerminalTask } from "../../spec/index.js";
+import { DEFAULT_TERMINAL_TURNS, terminalManifest } from "./terminal-environment.js";
+
+/**
+ * A terminal task as an {@link EnvPackage} (see `EnvPackage.terminal`): the manifest of
+ * {@link terminalManifest} with `maxTurns` commands, `tests/test.sh` as `envSource` and
+ * `solution/solve.sh` (or "") as `oracleSource`, so its content id changes with its tests and
+ * solution.
+ */
+export function terminalPackage(task: TerminalTask, maxTurns = DEFAULT_TERMINAL_TURNS): EnvPackage {
+  return {
+    manifest: terminalManifest(task, maxTurns),
+    envSource: readFileSync(join(task.testsDir, "test.sh"), "utf8"),
+    oracleSource: task.solutionDir === null ? "" : readFileSync(join(task.solutionDir, "solve.sh"), "utf8"),
+    terminal: task,
+  };
+}
