@@ -8,6 +8,7 @@ import { readTaskFiles, writeTaskFolder } from "../adapters/terminal/task-folder
 import { TerminalJailRuntime } from "../adapters/terminal/terminal-jail.js";
 import { parseConfig, type Config } from "../config/index.js";
 import { admitTerminalTask } from "../core/admission/terminal/terminal-admission.js";
+import type { TerminalAdmissionContext } from "../core/admission/terminal/terminal-gate.js";
 import { seededRandom } from "../core/rollout/index.js";
 import { deriveSeed, sampleWithoutReplacement } from "../core/selfplay/sampling.js";
 import { buildTerminalDesignerPrompt } from "../core/terminal/terminal-designer-prompt.js";
@@ -66,6 +67,23 @@ export interface TerminalDesignReport {
   readonly tokensPerDesign: number;
 }
 
+/**
+ * Judges one terminal design: parses the completion ({@link parseTerminalDesign}), writes its files
+ * to `folder` (replaced), reads it as a Harbor task and admits it through the terminal gates.
+ * Returns every verdict in order and the admitted task (null when rejected). Never throws for a
+ * bad design.
+ */
+export async function judgeTerminalDesign(completion: string, folder: string, context: TerminalAdmissionContext): Promise<{ readonly verdicts: readonly Verdict[]; readonly admitted: TerminalTask | null }> {
+  const parsed = parseTerminalDesign(completion);
+  if (!parsed.ok) return { verdicts: [parsed.verdict], admitted: null };
+  rmSync(folder, { recursive: true, force: true });
+  writeTaskFolder(parsed.files, folder);
+  const task = readHarborTask(folder);
+  if ("status" in task) return { verdicts: [task], admitted: null };
+  const result = await admitTerminalTask(task, context);
+  return { verdicts: result.verdicts, admitted: result.admitted ? task : null };
+}
+
 /** Corpus documents shown per design. */
 const DOCUMENTS_PER_DESIGN = 2;
 
@@ -111,26 +129,14 @@ export async function designTerminalCommand(flags: DesignTerminalFlags, write: (
       const prompt = buildTerminalDesignerPrompt(documents, example, [...seeds, ...admittedTasks].map((task) => `${task.name}: ${task.instruction.split("\n")[0]?.slice(0, 100) ?? ""}`));
       const before = { tokens: model.tokens, seconds: model.seconds };
       const generation = await model.generate(prompt.messages, { maxTokens: flags.maxTokens ?? 2048, temperature: flags.temperature ?? 0.7, seed: deriveSeed(seed, "terminal-design-sample", index) });
-      const verdicts: Verdict[] = [];
+      const judged = await judgeTerminalDesign(generation.text, join(out, "designs", String(index)), { runtime, settings: config.admission, pool: [...seeds, ...admittedTasks] });
+      const verdicts = judged.verdicts;
       let admitted: string | null = null;
-      const parsed = parseTerminalDesign(generation.text);
-      if (!parsed.ok) verdicts.push(parsed.verdict);
-      else {
-        const folder = join(out, "designs", String(index));
-        rmSync(folder, { recursive: true, force: true });
-        writeTaskFolder(parsed.files, folder);
-        const task = readHarborTask(folder);
-        if ("status" in task) verdicts.push(task);
-        else {
-          const result = await admitTerminalTask(task, { runtime, settings: config.admission, pool: [...seeds, ...admittedTasks] });
-          verdicts.push(...result.verdicts);
-          if (result.admitted) {
-            admitted = join(out, "admitted", `${index}-${task.name.replace(/[^a-z0-9-]+/gi, "-").toLowerCase()}`);
-            cpSync(folder, admitted, { recursive: true });
-            const copy = readHarborTask(admitted);
-            if (!("status" in copy)) admittedTasks.push(copy);
-          }
-        }
+      if (judged.admitted !== null) {
+        admitted = join(out, "admitted", `${index}-${judged.admitted.name.replace(/[^a-z0-9-]+/gi, "-").toLowerCase()}`);
+        cpSync(judged.admitted.folder, admitted, { recursive: true });
+        const copy = readHarborTask(admitted);
+        if (!("status" in copy)) admittedTasks.push(copy);
       }
       const line: TerminalDesignLine = {
         index,

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { ConfigError, packageId, type EnvPackage, type LanguageModel, type Sandbox } from "../spec/index.js";
@@ -28,6 +28,8 @@ import { formatEvolutionSummary } from "./lineage-view.js";
 import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
 import { envforgeCommand, resumeCommand } from "./invocation.js";
+import { evolveTerminalCommand, TERMINAL_LINEAGE_FILE, type TerminalLineageDocument } from "./evolve-terminal-command.js";
+import { isHarborTaskFolder } from "../adapters/terminal/harbor-task.js";
 
 /** Flags of `envforge evolve`; each maps to one config key (except `from` and `resume`). */
 export interface EvolveFlags {
@@ -116,6 +118,12 @@ export function resolveEvolveOutDir(config: Config, resume: boolean, now: Date =
 export async function evolveCommand(flags: EvolveFlags): Promise<number> {
   const resume = flags.resume ?? false;
   const outDir = resolveEvolveOutDir(resolveEvolveConfig(flags), resume);
+  // a Harbor task folder evolves as a terminal lineage (docs/terminal-environments.md)
+  const terminalRecord = join(outDir, TERMINAL_LINEAGE_FILE);
+  if ((flags.from !== undefined && isHarborTaskFolder(flags.from)) || (resume && existsSync(terminalRecord))) {
+    const from = flags.from ?? (JSON.parse(readFileSync(terminalRecord, "utf8")) as TerminalLineageDocument).seed;
+    return evolveTerminalCommand(from, resolveEvolveConfig(flags), outDir, resume);
+  }
   const storePath = join(outDir, RUN_FILES.store);
   if (resume && !existsSync(storePath)) throw new ConfigError(`--resume: ${outDir} holds no evolution (${storePath} not found)`);
   if (!resume && existsSync(storePath)) throw new ConfigError(`${outDir} already holds a store; pass --resume to continue it or choose another --out`);

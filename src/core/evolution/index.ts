@@ -24,3 +24,5 @@ export * from "./seed-funnel.js";
 export * from "./settings.js";
 export * from "./learn-rubric.js";
 export * from "./model-reference.js";
+export * from "./terminal-child.js";
+export * from "./terminal-evolution.js";

@@ -1,6 +1,7 @@
 /** One search/replace edit of a Modifier reply. */
 export interface SearchReplaceEdit {
-  readonly file: "env.py" | "oracle.py";
+  /** The file edited: one of the files the reply was parsed for (`env.py` or `oracle.py` for a program). */
+  readonly file: string;
   /** Lines to find in the file (whole lines). */
   readonly search: string;
   /** Lines to put in their place. */
@@ -40,26 +41,25 @@ export interface SearchReplaceReply {
  * naming another file (e.g. `env.json`) and a block the reply ends inside are
  * {@link SearchReplaceReply.problems}. Linear in the reply's length.
  */
-export function parseSearchReplace(completion: string): SearchReplaceReply {
+export function parseSearchReplace(completion: string, files: readonly string[] = PROGRAM_FILES): SearchReplaceReply {
   const edits: SearchReplaceEdit[] = [];
   const problems: string[] = [];
   const rest: string[] = [];
   // one pass over the lines: a SEARCH line opens a block, a divider switches to the replacement, REPLACE closes it
-  let open: { file: "env.py" | "oracle.py" | null; named: string; search: string[]; replace: string[] | null } | null = null;
+  let open: { file: string | null; named: string; search: string[]; replace: string[] | null } | null = null;
   for (const raw of completion.split("\n")) {
     const line = raw.replace(/\r$/, "");
     const search = SEARCH_LINE.exec(line);
     if (search !== null) {
       if (open !== null) problems.push(`a block for ${open.named} has no '>>>>>>> REPLACE' line before the next SEARCH`);
-      const named = search[1] === undefined || search[1] === "" ? "env.py" : search[1];
-      const base = (named.split(/[\\/]/).pop() ?? "").toLowerCase();
-      open = { file: base === "env.py" || base === "oracle.py" ? base : null, named, search: [], replace: null };
+      const named = search[1] === undefined || search[1] === "" ? (files[0] as string) : search[1];
+      open = { file: editedFile(named, files), named, search: [], replace: null };
     } else if (open === null) {
       rest.push(raw);
     } else if (open.replace === null && DIVIDER_LINE.test(line)) {
       open.replace = [];
     } else if (open.replace !== null && REPLACE_LINE.test(line)) {
-      if (open.file === null) problems.push(`a block names ${open.named}: blocks edit env.py or oracle.py only; put manifest changes in a json block`);
+      if (open.file === null) problems.push(`a block names ${open.named}: blocks edit ${files.join(" or ")} only${files === PROGRAM_FILES ? "; put manifest changes in a json block" : ""}`);
       else edits.push({ file: open.file, search: lines(withoutFences(open.search)), replace: lines(withoutFences(open.replace)) });
       open = null;
     } else {
@@ -68,6 +68,22 @@ export function parseSearchReplace(completion: string): SearchReplaceReply {
   }
   if (open !== null) problems.push(`the reply ends inside a block for ${open.named} (no '>>>>>>> REPLACE' line; cut off at the token bound?): send fewer or shorter blocks`);
   return { edits, problems, rest: rest.join("\n") };
+}
+
+/** The files a program's Modifier edits. */
+export const PROGRAM_FILES: readonly string[] = ["env.py", "oracle.py"];
+
+/**
+ * The file of `files` a block's name means: the same path without regard to case (a leading `./`
+ * or `a/`-style folder the name adds is tolerated when its base name matches one file only), or null.
+ */
+function editedFile(named: string, files: readonly string[]): string | null {
+  const wanted = named.replace(/^\.\//, "").toLowerCase();
+  const exact = files.find((file) => file.toLowerCase() === wanted);
+  if (exact !== undefined) return exact;
+  const base = (wanted.split(/[\\/]/).pop() ?? "").toLowerCase();
+  const byBase = files.filter((file) => (file.split("/").pop() ?? "").toLowerCase() === base);
+  return byBase.length === 1 ? (byBase[0] as string) : null;
 }
 
 const FENCE_LINE = /^\s*```[\w.-]*\s*$/;

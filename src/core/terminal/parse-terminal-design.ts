@@ -29,6 +29,20 @@ function blockPath(info: string, body: string): { path: string; body: string } |
 }
 
 /**
+ * The task files a reply's fenced blocks name (see {@link parseTerminalDesign} for the block
+ * forms); blocks naming no task path are left out, a later block replaces an earlier one.
+ */
+export function taskFileBlocks(completion: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const match of completion.matchAll(BLOCK)) {
+    const named = blockPath(match[1] ?? "", match[2] ?? "");
+    if (named === null) continue;
+    files[named.path] = named.body.endsWith("\n") ? named.body : `${named.body}\n`;
+  }
+  return files;
+}
+
+/**
  * Reads a Designer's terminal task: one fenced block per file, the file's path in the block's
  * info string (```` ```bash tests/test.sh ````) or on its first line (`# file: tests/test.sh`).
  * Paths are those of a Harbor task folder (task.toml, instruction.md, environment/…, tests/…,
@@ -38,12 +52,7 @@ function blockPath(info: string, body: string): { path: string; body: string } |
  * Never throws.
  */
 export function parseTerminalDesign(completion: string): { readonly ok: true; readonly files: TaskFiles } | { readonly ok: false; readonly verdict: RejectVerdict } {
-  const files: Record<string, string> = {};
-  for (const match of completion.matchAll(BLOCK)) {
-    const named = blockPath(match[1] ?? "", match[2] ?? "");
-    if (named === null) continue;
-    files[named.path] = named.body.endsWith("\n") ? named.body : `${named.body}\n`;
-  }
+  const files = taskFileBlocks(completion);
   const paths = Object.keys(files);
   if (paths.length === 0) return { ok: false, verdict: reject("parse", "unparseable", "the completion holds no fenced block naming a task file (```bash tests/test.sh)") };
   const missing = REQUIRED_TASK_FILES.filter((path) => files[path] === undefined || (files[path] as string).trim() === "");

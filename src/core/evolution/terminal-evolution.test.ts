@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { readHarborTask } from "../../adapters/terminal/harbor-task.js";
+import { readTaskFiles, writeTaskFolder } from "../../adapters/terminal/task-folder.js";
+import { TerminalJailRuntime } from "../../adapters/terminal/terminal-jail.js";
+import { parseConfig } from "../../config/index.js";
+import type { ChatMessage, GenerateOptions, Generation, LanguageModel, TerminalTask } from "../../spec/index.js";
+import { evolutionSettingsFromConfig } from "./settings.js";
+import { attemptTerminalGeneration, type TerminalLineageMember } from "./terminal-evolution.js";
+
+const SEED = "envs/terminal-seeds/config-file";
+const runtime = new TerminalJailRuntime();
+const scratch = mkdtempSync(join(tmpdir(), "envforge-terminal-evolution-"));
+afterAll(async () => {
+  await runtime.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+const edit = (file: string, search: string, replace: string) => `<<<<<<< SEARCH ${file}\n${search}\n=======\n${replace}\n>>>>>>> REPLACE`;
+
+/** The tests' change: the child also needs [database] pool = 4 (the seed's check of logging.level is kept). */
+const TESTS_EDIT = edit("tests/test.sh", '[ "${seen[logging.level]}" = "info" ] || fail "logging.level"', '[ "${seen[logging.level]}" = "info" ] || fail "logging.level"\n[ "${seen[database.pool]}" = "4" ] || fail "database.pool"');
+const SOLVE_EDIT = edit("solution/solve.sh", "level = info", "level = info\n\n[database]\npool = 4");
+const INSTRUCTION_EDIT = edit(
+  "instruction.md",
+  "and a section `[logging]` holding `level = info`. Keep the existing file /app/README untouched.",
+  "a section `[logging]` holding `level = info`, and a section `[database]` holding `pool = 4`. Keep the existing file /app/README untouched.",
+);
+
+/**
+ * A scripted model: a test double for control flow only (it replays fixed replies by role and
+ * says so); the jail, the gates and the files are real.
+ */
+class ScriptedRoles implements LanguageModel {
+  readonly id = "scripted-roles (test double)";
+  modifierCalls = 0;
+  async generate(messages: readonly ChatMessage[], _options: GenerateOptions): Promise<Generation> {
+    const system = messages[0]?.content ?? "";
+    if (system.startsWith("You are the Proposer")) {
+      return { text: JSON.stringify({ summary: "add a database section the application also needs", steps: [{ scenario: "missing settings file", skill: "write an INI file" }, { scenario: "existing readme", skill: "leave files untouched" }, { scenario: "database settings", skill: "add a second section" }] }), finishReason: "stop" };
+    }
+    if (system.startsWith("You are the Reviewer")) return { text: "PASS", finishReason: "stop" };
+    if (system.startsWith("You are the Modifier")) {
+      this.modifierCalls += 1;
+      // round 1 changes the tests only (the oracle then fails); round 2 changes all three files
+      return { text: this.modifierCalls === 1 ? TESTS_EDIT : [INSTRUCTION_EDIT, TESTS_EDIT, SOLVE_EDIT].join("\n"), finishReason: "stop" };
+    }
+    throw new Error(`unexpected prompt: ${system.slice(0, 60)}`);
+  }
+  async close(): Promise<void> {}
+}
+
+describe("terminal evolution: one generation (scripted model for control flow, real jail and gates)", () => {
+  it("a child whose oracle fails goes back to the Modifier with the verdict; the repaired child validates", async () => {
+    const task = readHarborTask(SEED) as TerminalTask;
+    const parent: TerminalLineageMember = { task, files: readTaskFiles(SEED), sequence: { steps: [{ scenario: "missing settings file", skill: "write an INI file" }, { scenario: "existing readme", skill: "leave files untouched" }], source: "model" } };
+    const settings = evolutionSettingsFromConfig(parseConfig({ evolution: { direction: "length", effort: "max", planningRounds: 1, modificationRounds: 2 } }));
+    const model = new ScriptedRoles();
+    const result = await attemptTerminalGeneration(parent, "terminal-config-file", 1, 0, null, {
+      model,
+      runtime,
+      pool: [],
+      rubrics: { plan: [], child: [] },
+      corpus: [],
+      materialize: (files, generation, round) => {
+        const folder = join(scratch, `g${generation}-r${round}`);
+        writeTaskFolder(files, folder);
+        return readHarborTask(folder);
+      },
+    }, settings);
+    expect(result.outcome).toBe("validated");
+    expect(result.modification).toHaveLength(2);
+    const first = result.modification[0]?.verdicts.at(-1);
+    expect(first?.status === "reject" && `${first.gate}/${first.reason}`).toBe("oracle/oracle_failed");
+    expect(result.difficulty?.length).toBe(3);
+    expect(result.child?.files["tests/test.sh"]).toContain("database.pool");
+    expect(result.child?.sequence.steps).toHaveLength(3);
+  }, 180_000);
+});
