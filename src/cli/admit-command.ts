@@ -21,7 +21,7 @@ import { admissionResources } from "./admission-resources.js";
 import { admitTerminalCommand, evaluateTerminalCommand, isTerminalCorpus } from "./admit-terminal.js";
 import { isHarborTaskFolder } from "../adapters/terminal/harbor-task.js";
 import { loadCandidate } from "./load-candidate.js";
-import { escapeControlCharacters, terminalJson } from "./terminal-text.js";
+import { writeAdmission, writeEvaluationReport } from "./admit-output.js";
 import { modelOptionsOf } from "./model-options.js";
 
 /** Flags of `envforge admit`; each maps to a config key. */
@@ -103,14 +103,7 @@ export function resolveAdmitConfig(flags: AdmitFlags): Config {
   return parseConfig(mergeConfigInput(fromFile, fromFlags), configSource(flags.config));
 }
 
-/** The `--json` output of `envforge admit PATH`. */
-export interface AdmitJson {
-  readonly admitted: boolean;
-  readonly gate: string | null;
-  readonly reason: string | null;
-  readonly message: string;
-  readonly timingsMs: Readonly<Record<string, number>>;
-}
+export type { AdmitJson } from "./admit-output.js";
 
 interface Pipeline {
   readonly gates: AdmissionGate[];
@@ -199,23 +192,7 @@ export async function admitCommand(path: string, flags: AdmitFlags, write: (text
       "invalid" in loaded
         ? { admitted: false, verdicts: [loaded.invalid], timingsMs: { static: 0 } }
         : await admit(poolMemberAt(path, pipeline.members) ?? loaded.package, pipeline.gates, pipeline.context);
-    const last = result.verdicts.at(-1);
-    const rejected = last?.status === "reject" ? last : null;
-    const output: AdmitJson = {
-      admitted: result.admitted,
-      gate: rejected?.gate ?? null,
-      reason: rejected?.reason ?? null,
-      message: rejected?.message ?? `admitted by ${result.verdicts.map((verdict) => verdict.gate).join(", ")}`,
-      timingsMs: result.timingsMs,
-    };
-    if (flags.json) {
-      write(`${terminalJson(output)}\n`);
-    } else {
-      const timings = Object.entries(result.timingsMs).map(([gate, ms]) => `${gate} ${Math.round(ms)} ms`).join(", ");
-      // the message quotes the environment (its exceptions, observations): no raw escape sequences reach the terminal
-      write(`${result.admitted ? "admitted" : `rejected by ${output.gate} (${output.reason})`}: ${escapeControlCharacters(output.message)}\n  ${timings}\n`);
-    }
-    return result.admitted ? 0 : 1;
+    return writeAdmission(result, flags.json, write);
   } finally {
     await pipeline.close();
   }
@@ -301,15 +278,7 @@ export async function evaluateCommand(dir: string, flags: AdmitFlags, write: (te
       return { fixture: entry.fixture, label: entry.label, rejectedBy: last?.status === "reject" ? last : null };
     });
     const report = scoreEvaluation(outcomes, pipeline.gates.map((gate) => gate.name));
-    if (flags.json) {
-      write(`${terminalJson(report)}\n`);
-    } else {
-      write(`${report.detected} of ${report.fixtures} broken fixtures detected by their labelled gate; ${report.falseRejections.length} false rejections; ${report.skipped.length} skipped\n`);
-      for (const [gate, counts] of Object.entries(report.perGate)) write(`  ${gate}: ${counts.detected}/${counts.expected}\n`);
-      for (const miss of report.missed) write(escapeControlCharacters(`  missed ${miss.fixture}: expected ${miss.expected}, got ${miss.got}`) + "\n");
-      for (const wrong of report.falseRejections) write(escapeControlCharacters(`  false rejection ${wrong.fixture}: ${wrong.gate}/${wrong.reason}: ${wrong.message}`) + "\n");
-    }
-    return report.detected === report.fixtures && report.falseRejections.length === 0 ? 0 : 1;
+    return writeEvaluationReport(report, flags.json, write);
   } finally {
     await pipeline.close();
   }

@@ -8,7 +8,7 @@ import { admitTerminalTask, TERMINAL_GATE_NAMES } from "../core/admission/termin
 import type { TerminalAdmissionContext } from "../core/admission/terminal/terminal-gate.js";
 import { isHarborTaskFolder, readHarborTask } from "../adapters/terminal/harbor-task.js";
 import { TerminalJailRuntime } from "../adapters/terminal/terminal-jail.js";
-import { escapeControlCharacters, terminalJson } from "./terminal-text.js";
+import { writeAdmission, writeEvaluationReport } from "./admit-output.js";
 
 /** The hand-written terminal seed tasks shipped with envforge (the terminal novelty pool's start). */
 export const TERMINAL_SEED_FOLDER = fileURLToPath(new URL("../../envs/terminal-seeds", import.meta.url));
@@ -36,23 +36,6 @@ export function isTerminalCorpus(dir: string): boolean {
   return taskFolders(dir).length > 0;
 }
 
-function print(result: { admitted: boolean; verdicts: readonly { status: string; gate: string }[]; timingsMs: Readonly<Record<string, number>> }, json: boolean | undefined, write: (text: string) => void): void {
-  const last = result.verdicts.at(-1) as RejectVerdict | undefined;
-  const rejected = last?.status === "reject" ? last : null;
-  const output = {
-    admitted: result.admitted,
-    gate: rejected?.gate ?? null,
-    reason: rejected?.reason ?? null,
-    message: rejected?.message ?? `admitted by ${result.verdicts.map((verdict) => verdict.gate).join(", ")}`,
-    timingsMs: result.timingsMs,
-  };
-  if (json) write(`${terminalJson(output)}\n`);
-  else {
-    const timings = Object.entries(result.timingsMs).map(([gate, ms]) => `${gate} ${Math.round(ms)} ms`).join(", ");
-    write(`${result.admitted ? "admitted" : `rejected by ${output.gate} (${output.reason})`}: ${escapeControlCharacters(output.message)}\n  ${timings}\n`);
-  }
-}
-
 function context(config: Config, runtime: TerminalJailRuntime, pool: readonly TerminalTask[]): TerminalAdmissionContext {
   return { runtime, settings: config.admission, pool };
 }
@@ -65,16 +48,14 @@ function context(config: Config, runtime: TerminalJailRuntime, pool: readonly Te
 export async function admitTerminalCommand(path: string, config: Config, json: boolean | undefined, write: (text: string) => void): Promise<number> {
   const task = readHarborTask(path);
   if ("status" in task) {
-    print({ admitted: false, verdicts: [task], timingsMs: { static: 0 } }, json, write);
-    return 1;
+    return writeAdmission({ admitted: false, verdicts: [task], timingsMs: { static: 0 } }, json, write);
   }
   const runtime = new TerminalJailRuntime();
   try {
     const here = realpathSync(path);
     const pool = terminalSeeds().filter((seed) => seed.folder !== here);
     const result = await admitTerminalTask(task, context(config, runtime, pool), config.admission.skip);
-    print(result, json, write);
-    return result.admitted ? 0 : 1;
+    return writeAdmission(result, json, write);
   } finally {
     await runtime.close();
   }
@@ -107,14 +88,7 @@ export async function evaluateTerminalCommand(dir: string, config: Config, json:
       outcomes.push({ fixture: entry.fixture, label: entry.label, rejectedBy });
     }
     const report = scoreEvaluation(outcomes, ["static", ...TERMINAL_GATE_NAMES]);
-    if (json) write(`${terminalJson(report)}\n`);
-    else {
-      write(`${report.detected} of ${report.fixtures} broken terminal tasks detected by their labelled gate; ${report.falseRejections.length} false rejections; ${report.skipped.length} skipped\n`);
-      for (const [gate, counts] of Object.entries(report.perGate)) write(`  ${gate}: ${counts.detected}/${counts.expected}\n`);
-      for (const miss of report.missed) write(escapeControlCharacters(`  missed ${miss.fixture}: expected ${miss.expected}, got ${miss.got}`) + "\n");
-      for (const wrong of report.falseRejections) write(escapeControlCharacters(`  false rejection ${wrong.fixture}: ${wrong.gate}/${wrong.reason}: ${wrong.message}`) + "\n");
-    }
-    return report.detected === report.fixtures && report.falseRejections.length === 0 ? 0 : 1;
+    return writeEvaluationReport(report, json, write, "broken terminal tasks");
   } finally {
     await runtime.close();
   }

@@ -206,24 +206,7 @@ class Episode:
             return {"ok": True, "output": "", "exitCode": None, "timedOut": False, "truncated": False,
                     "shellRestarted": True, "ms": 0}
         reader = OutputReader(self.max_output)
-        exit_code, timed_out = None, False
-        deadline = started + timeout_ms / 1000
-        fd = self.shell.stdout.fileno()
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                timed_out = True
-                break
-            ready, _, _ = select.select([fd], [], [], min(left, 0.5))
-            if not ready:
-                continue
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            found = reader.push(chunk, nonce)
-            if found is not None:
-                exit_code = found
-                break
+        exit_code, timed_out = read_output(self.shell.stdout.fileno(), reader, nonce, started + timeout_ms / 1000)
         ms = round((time.monotonic() - started) * 1000)
         if exit_code is None:
             self.stop_shell()
@@ -241,21 +224,7 @@ class Episode:
         started = time.monotonic()
         process = self.spawn(args, subprocess.DEVNULL)
         reader = OutputReader(self.max_output)
-        timed_out = False
-        deadline = started + timeout_ms / 1000
-        fd = process.stdout.fileno()
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                timed_out = True
-                break
-            ready, _, _ = select.select([fd], [], [], min(left, 0.5))
-            if not ready:
-                continue
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            reader.push(chunk, None)
+        _, timed_out = read_output(process.stdout.fileno(), reader, None, started + timeout_ms / 1000)
         kill_group(process)
         exit_code = None if timed_out else process.wait()
         reward, reward_error = self.read_reward()
@@ -340,6 +309,24 @@ class OutputReader:
         if self.truncated:
             return f"{head}\n[... output truncated: {self.total} bytes, the middle was cut ...]\n{tail}"
         return head + tail
+
+
+def read_output(fd, reader, nonce, deadline):
+    """Reads `fd` into `reader` until the sentinel of `nonce` (None: end of stream) or the monotonic
+    `deadline`; returns (the sentinel's exit code or None, whether the deadline passed)."""
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None, True
+        ready, _, _ = select.select([fd], [], [], min(left, 0.5))
+        if not ready:
+            continue
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return None, False
+        found = reader.push(chunk, nonce)
+        if found is not None:
+            return found, False
 
 
 def kill_group(process):
