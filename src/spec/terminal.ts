@@ -41,8 +41,12 @@ export interface TerminalTask {
   readonly network: boolean;
   /** `tests/`: copied to /tests only when the verifier runs. */
   readonly testsDir: string;
+  /** The text of `tests/test.sh`. */
+  readonly tests: string;
   /** `solution/` with `solve.sh`, or null when the task has none. */
   readonly solutionDir: string | null;
+  /** The text of `solution/solve.sh`, or null when the task has none. */
+  readonly solution: string | null;
   /** Wall-clock budget of the agent's whole episode, seconds (`[agent].timeout_sec`). @default 600 */
   readonly agentTimeoutSec: number;
   /** Wall-clock budget of the tests, seconds (`[verifier].timeout_sec`). @default 120 */

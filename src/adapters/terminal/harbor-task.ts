@@ -79,7 +79,8 @@ export function readHarborTask(folder: string): TerminalTask | RejectVerdict {
     const config = parsed.data;
     const instruction = readText(join(root, "instruction.md"));
     if (instruction === null || instruction.trim() === "") return missing("instruction.md", "it tells the agent what to do");
-    if (readText(join(root, "tests", "test.sh")) === null) return missing("tests/test.sh", "it checks the agent's work and writes /logs/verifier/reward.txt");
+    const testsText = readText(join(root, "tests", "test.sh"));
+    if (testsText === null) return missing("tests/test.sh", "it checks the agent's work and writes /logs/verifier/reward.txt");
     const dockerfileText = readText(join(root, "environment", "Dockerfile"));
     const environment = config.environment ?? {};
     if (dockerfileText === null && environment.docker_image === undefined) return missing("environment/Dockerfile", "it (or [environment].docker_image) says what the root holds");
@@ -108,7 +109,9 @@ export function readHarborTask(folder: string): TerminalTask | RejectVerdict {
       env: { ...plan.env, ...(environment.env ?? {}) },
       network,
       testsDir: join(root, "tests"),
+      tests: testsText,
       solutionDir: solveText === null ? null : join(root, "solution"),
+      solution: solveText,
       agentTimeoutSec: config.agent?.timeout_sec ?? 600,
       verifierTimeoutSec: config.verifier?.timeout_sec ?? 120,
       storageMb: environment.storage_mb ?? 256,

@@ -2,7 +2,11 @@ import { createHash } from "node:crypto";
 import type { ChatMessage, CorpusDocument } from "../../spec/index.js";
 import type { TaskFiles } from "./parse-terminal-design.js";
 
-/** A terminal Designer prompt with what it was built from. */
+/**
+ * A terminal Designer prompt with what it was built from. The rule on COPY was added after
+ * Qwen2.5-Coder-1.5B's first eight designs: six of them copied files they never wrote
+ * (docs/benchmarks/terminal.md, "Terminal Designer yield").
+ */
 export interface TerminalDesignerPrompt {
   readonly messages: readonly ChatMessage[];
   /** sha256 of the messages (hex). */
@@ -18,8 +22,8 @@ const FORMAT = `Write ONE new task as five fenced blocks, each naming its file a
 \`\`\`dockerfile environment/Dockerfile   FROM debian:bookworm-slim; WORKDIR; COPY data files; RUN commands that prepare the machine (no network: no pip, curl, wget)
 \`\`\`bash tests/test.sh     checks the agent's work and writes 1 (pass) or 0 (fail) to /logs/verifier/reward.txt
 \`\`\`bash solution/solve.sh  a script that solves the task
-Data files the Dockerfile copies are more blocks, e.g. \`\`\`text environment/data.csv.
-Rules: the machine has bash, coreutils, grep, sed, mawk, find, tar, gzip (no python). The tests must fail before the agent acts and must not pass by reading files only. Keep data files short (under 60 lines).`;
+Every file or folder the Dockerfile COPYs must be one of your blocks, e.g. \`\`\`text environment/data.csv for COPY data.csv /app/data.csv; a COPY of anything you did not write fails the task. Small data can instead be made with RUN, e.g. RUN printf 'a,1\\nb,2\\n' > /app/data.csv.
+Rules: the machine has bash, coreutils, grep, sed, mawk, find, tar, gzip (no python). The tests must fail before the agent acts (check the agent's output, not only that files exist) and must not pass by reading files only. Keep data files short (under 60 lines).`;
 
 /** One task folder as the blocks of {@link FORMAT}. */
 export function renderTaskFiles(files: TaskFiles): string {

@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { EnvPackage, TerminalTask } from "../../spec/index.js";
 import { DEFAULT_TERMINAL_TURNS, terminalManifest } from "./terminal-environment.js";
 
@@ -12,8 +10,8 @@ import { DEFAULT_TERMINAL_TURNS, terminalManifest } from "./terminal-environment
 export function terminalPackage(task: TerminalTask, maxTurns = DEFAULT_TERMINAL_TURNS): EnvPackage {
   return {
     manifest: terminalManifest(task, maxTurns),
-    envSource: readFileSync(join(task.testsDir, "test.sh"), "utf8"),
-    oracleSource: task.solutionDir === null ? "" : readFileSync(join(task.solutionDir, "solve.sh"), "utf8"),
+    envSource: task.tests,
+    oracleSource: task.solution ?? "",
     terminal: task,
   };
 }

@@ -1,22 +1,10 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { pass, reject, type TerminalTask } from "../../../spec/index.js";
 import { minHashSignature, minHashSimilarity, noveltyTokens } from "../minhash.js";
 import type { TerminalGate } from "./terminal-gate.js";
 
-function readOrEmpty(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return "";
-  }
-}
-
 /** The MinHash signature of a terminal task: its instruction, tests and solution. */
 export function terminalSignature(task: TerminalTask): Uint32Array {
-  const tests = readOrEmpty(join(task.testsDir, "test.sh"));
-  const solution = task.solutionDir === null ? "" : readOrEmpty(join(task.solutionDir, "solve.sh"));
-  return minHashSignature(noveltyTokens(task.instruction, tests, solution));
+  return minHashSignature(noveltyTokens(task.instruction, task.tests, task.solution ?? ""));
 }
 
 /**
