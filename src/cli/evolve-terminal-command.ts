@@ -1,5 +1,6 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { readCorpus } from "../adapters/corpus/index.js";
 import { openModel } from "../adapters/llm/index.js";
 import { readHarborTask } from "../adapters/terminal/harbor-task.js";
@@ -8,7 +9,6 @@ import { TerminalJailRuntime } from "../adapters/terminal/terminal-jail.js";
 import type { Config } from "../config/index.js";
 import {
   attemptTerminalGeneration,
-  DEFAULT_RUBRICS_PATH,
   evolutionSettingsFromConfig,
   extractTerminalSequence,
   readRubrics,
@@ -33,6 +33,9 @@ export interface TerminalLineageDocument {
   readonly attempts: readonly Omit<TerminalGenerationAttempt, "child">[];
 }
 
+/** The rubrics of terminal lineages (`evolution.rubrics` overrides them). */
+export const TERMINAL_RUBRICS_PATH = fileURLToPath(new URL("../../rubrics/terminal-evolution.md", import.meta.url));
+
 /** File of the lineage record in a terminal evolution's folder. */
 export const TERMINAL_LINEAGE_FILE = "terminal-lineage.json";
 
@@ -52,7 +55,7 @@ export async function evolveTerminalCommand(from: string, config: Config, outDir
   if (!resume && existsSync(recordPath)) throw new ConfigError(`${outDir} already holds a terminal lineage; pass --resume to continue it or choose another --out`);
   if (resume && !existsSync(recordPath)) throw new ConfigError(`--resume: ${outDir} holds no terminal lineage (${recordPath} not found)`);
   const settings = evolutionSettingsFromConfig(config);
-  const rubrics = readRubrics(config.evolution.rubrics ?? DEFAULT_RUBRICS_PATH);
+  const rubrics = readRubrics(config.evolution.rubrics ?? TERMINAL_RUBRICS_PATH);
   const corpus = readCorpus(config.corpus.path ?? TERMINAL_CORPUS_PATH);
   const model = new LazyModel(config.model.spec, () => openModel(config.model.spec, modelOptionsOf(config)));
   const runtime = new TerminalJailRuntime();

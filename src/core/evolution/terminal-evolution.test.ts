@@ -7,6 +7,7 @@ import { readTaskFiles, writeTaskFolder } from "../../adapters/terminal/task-fol
 import { TerminalJailRuntime } from "../../adapters/terminal/terminal-jail.js";
 import { parseConfig } from "../../config/index.js";
 import type { ChatMessage, GenerateOptions, Generation, LanguageModel, TerminalTask } from "../../spec/index.js";
+import { readRubrics, rubricsFor } from "./rubrics.js";
 import { evolutionSettingsFromConfig } from "./settings.js";
 import { attemptTerminalGeneration, type TerminalLineageMember } from "./terminal-evolution.js";
 
@@ -51,6 +52,16 @@ class ScriptedRoles implements LanguageModel {
   }
   async close(): Promise<void> {}
 }
+
+describe("terminal rubrics", () => {
+  it("rubrics/terminal-evolution.md reads as plan and child rubrics, with the direction tags", () => {
+    const rubrics = readRubrics("rubrics/terminal-evolution.md");
+    expect(rubrics.plan).toHaveLength(4);
+    expect(rubrics.child).toHaveLength(6);
+    expect(rubricsFor(rubrics.plan, "skill")).toEqual(["the new skills are rarer or harder than the ones they replace.", rubrics.plan[3]]);
+    expect(rubrics.plan.join(" ")).not.toMatch(/Python/);
+  });
+});
 
 describe("terminal evolution: one generation (scripted model for control flow, real jail and gates)", () => {
   it("a child whose oracle fails goes back to the Modifier with the verdict; the repaired child validates", async () => {
