@@ -405,6 +405,13 @@ for (const name of ["code-breaker", "knapsack", "subset-sum", "shortest-path"]) 
     env: s.env.replace(call, `${call}            if action["name"] == "get_balance" and not invalid:\n                self.done = True\n                return (observation + " Well done.", 1.0, True, False, {})\n`),
     oracle: s.oracle,
   });
+  const finalCheck = "if held == self.goal and int(stated[-1]) == held:";
+  if (!s.env.includes(finalCheck)) throw new Error("bank-ledger changed: update the tool-answer-without-calls fixture");
+  add("tool-answer-without-calls", ["negative-controls", "answer_without_tools"], "the final message wins when it names the goal, whatever the balance: the oracle's 'Balance: N' alone, without its transfers, wins", {
+    manifest: s.manifest,
+    env: s.env.replace(finalCheck, 'if "Balance:" in action and int(stated[-1]) == self.goal:'),
+    oracle: s.oracle,
+  });
 }
 
 function writeFixture(fixture) {

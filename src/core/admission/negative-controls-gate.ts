@@ -1,5 +1,5 @@
 import { pass, reject, type EnvPackage, type EnvSession, type Episode, type Verdict, type VerdictReason } from "../../spec/index.js";
-import { doNothingPolicy, randomPolicy, randomToolCallPolicy, seededRandom, type Policy } from "../rollout/index.js";
+import { doNothingPolicy, parseToolReply, randomPolicy, randomToolCallPolicy, seededRandom, type Policy } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
 import { playOracle, winningActions } from "./oracle-gate.js";
 import { binomialUpperTail } from "../../support/binomial.js";
@@ -40,6 +40,23 @@ export const FIXED_REPLY_CANDIDATES = 2;
 /** The fixed-reply control: rejects only when one reply wins on every seed it plays (unlike the others, which must never win). */
 const FIXED_REPLY = { reason: "fixed_reply_passes" } as const;
 
+/** The tool-free control of a tool environment: the oracle's final messages without its tool calls, on each seed where it called a tool; must never win. */
+const TOOL_FREE = { reason: "answer_without_tools" } as const;
+
+/**
+ * For each oracle win that called a tool, the seed and the oracle's final messages (its replies
+ * that are not tool calls), in order: what a Solver that skipped every call would send. Empty for a
+ * text environment.
+ */
+function toolFreeReplies(candidate: EnvPackage, wins: readonly { seed: number; actions: readonly string[] }[]): { seed: number; actions: string[] }[] {
+  const tools = candidate.manifest.tools;
+  if (tools === undefined) return [];
+  return wins.flatMap((win) => {
+    const finals = win.actions.filter((action) => parseToolReply(action, tools).kind === "final");
+    return finals.length < win.actions.length ? [{ seed: win.seed, actions: finals }] : [];
+  });
+}
+
 /**
  * Gate 5, negative controls (invalid-test; environment evolution's modification
  * loop): a do-nothing agent and an agent that only sends a planted invalid action
@@ -63,6 +80,8 @@ const FIXED_REPLY = { reason: "fixed_reply_passes" } as const;
  * `empty_solution_passes`, `random_agent_passes`, `invalid_action_passes`,
  * `fixed_reply_passes`, `random_tool_calls_pass` (tool environments: a seeded agent making
  * schema-valid random tool calls, {@link randomToolCallPolicy}, judged by the same binomial test),
+ * `answer_without_tools` (tool environments: on a seed where the oracle called a tool, its final
+ * messages alone, replayed without the calls, win: the reward does not need the tools),
  * `reward_out_of_range`, `load_failed`.
  */
 export function negativeControlsGate(): AdmissionGate {
@@ -74,11 +93,13 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
   const oracle = seeds.length >= FIXED_REPLY_MIN_SEEDS ? await playOracle(candidate, context) : null;
   const fixedReplies = oracle?.kind === "ok" ? mostCommonReplies(winningActions(oracle.value).map((win) => win.actions), FIXED_REPLY_CANDIDATES) : [];
   const fixedSeeds = [...seeds, ...spreadSeeds(FIXED_REPLY_SPREAD_SEEDS)];
+  const toolFree = oracle?.kind === "ok" ? toolFreeReplies(candidate, winningActions(oracle.value)) : [];
   // one session for every control; a failure ends that control's episodes (a loss), and the executable gate already rejects crashes
   const played = await withSession(context.sandbox, candidate, false, async (session) => {
-    const results: { control: Control | typeof FIXED_REPLY; episodes: Episode[]; actions?: readonly string[] }[] = [];
+    const results: { control: Control | typeof FIXED_REPLY | typeof TOOL_FREE; episodes: Episode[]; actions?: readonly string[] }[] = [];
     for (const control of controlsOf(candidate)) results.push({ control, episodes: await playSeeds(session, candidate, control.byTest ? fixedSeeds : seeds, control.policy) });
     for (const actions of fixedReplies) results.push({ control: FIXED_REPLY, actions, episodes: await playUntilLost(session, candidate, fixedSeeds, actions) });
+    for (const { seed, actions } of toolFree) results.push({ control: TOOL_FREE, actions, episodes: await playSeeds(session, candidate, [seed], () => scriptedPolicy("tool-free", actions.length > 0 ? actions : [""])) });
     return results;
   });
   if (played.kind !== "ok") return reject("negative-controls", "load_failed", `env.py failed to load: ${played.message}`, { kind: played.kind });
@@ -92,6 +113,15 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
         const what = (actions ?? []).length > 1 ? "fixed sequence of actions" : "fixed reply";
         const shown = (actions ?? []).map((action) => JSON.stringify(action.slice(0, 100))).join(", ");
         return reject("negative-controls", FIXED_REPLY.reason, `one ${what} (${shown}, the oracle's most common) wins on every one of ${episodes.length} seeds: the answer does not depend on the instance`, {
+          episodes: episodeSummary(episodes),
+          actions: actions?.map((action) => action.slice(0, 100)),
+        });
+      }
+      continue;
+    }
+    if (control === TOOL_FREE) {
+      if (won.length > 0) {
+        return reject("negative-controls", TOOL_FREE.reason, `the oracle's final answer alone, without its tool calls, wins seed ${won[0]?.seed}: the environment declares tools the reward does not need`, {
           episodes: episodeSummary(episodes),
           actions: actions?.map((action) => action.slice(0, 100)),
         });
@@ -120,7 +150,13 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
     }
   }
   const fixedNote = fixedReplies.length === 0 ? { fixedReply: seeds.length < FIXED_REPLY_MIN_SEEDS ? `not played: fewer than ${FIXED_REPLY_MIN_SEEDS} seeds` : "not played: the oracle won no seed" } : { fixedReplies: fixedReplies.length, fixedReplySeeds: fixedSeeds.length };
-  return pass("negative-controls", { seeds: seeds.length, ...(randomAgent === null ? {} : { randomAgent }), controls: [...controlsOf(candidate), ...(fixedReplies.length === 0 ? [] : [FIXED_REPLY])].map((control) => control.reason), ...fixedNote });
+  return pass("negative-controls", {
+    seeds: seeds.length,
+    ...(randomAgent === null ? {} : { randomAgent }),
+    controls: [...controlsOf(candidate), ...(fixedReplies.length === 0 ? [] : [FIXED_REPLY]), ...(toolFree.length === 0 ? [] : [TOOL_FREE])].map((control) => control.reason),
+    ...fixedNote,
+    ...(candidate.manifest.tools === undefined ? {} : { toolFreeSeeds: toolFree.length }),
+  });
 }
 
 /**
