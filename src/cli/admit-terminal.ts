@@ -54,7 +54,7 @@ export async function admitTerminalCommand(path: string, config: Config, json: b
   try {
     const here = realpathSync(path);
     const pool = terminalSeeds().filter((seed) => seed.folder !== here);
-    const result = await admitTerminalTask(task, context(config, runtime, pool), config.admission.skip);
+    const result = await admitTerminalTask(task, context(config, runtime, pool), { gates: config.admission.gates, skip: config.admission.skip });
     return writeAdmission(result, json, write);
   } finally {
     await runtime.close();
@@ -82,7 +82,7 @@ export async function evaluateTerminalCommand(dir: string, config: Config, json:
       if ("status" in task) rejectedBy = task;
       else {
         const pool = seeds.filter((seed) => seed.folder !== task.folder);
-        const last = (await admitTerminalTask(task, context(config, runtime, pool), config.admission.skip)).verdicts.at(-1);
+        const last = (await admitTerminalTask(task, context(config, runtime, pool), { gates: config.admission.gates, skip: config.admission.skip })).verdicts.at(-1);
         rejectedBy = last?.status === "reject" ? last : null;
       }
       outcomes.push({ fixture: entry.fixture, label: entry.label, rejectedBy });

@@ -20,7 +20,7 @@ export const VERDICT_REASONS = {
   },
   static: {
     package_invalid: "the manifest is invalid (schema, levels, reward range)",
-    too_large: "env.py or oracle.py is over admission.maxEnvChars or admission.maxOracleChars",
+    too_large: "env.py or oracle.py is over admission.maxEnvChars or admission.maxOracleChars, or a terminal task's instruction, tests or solution is over 256 KiB",
     syntax_error: "a source does not parse (Python's ast; nothing runs)",
     missing_environment_class: "env.py defines no class with reset(self, seed) and step(self, action)",
     several_environment_classes: "env.py defines more than one environment class",
@@ -31,6 +31,7 @@ export const VERDICT_REASONS = {
     invalid_task_toml: "a terminal task's task.toml is not TOML or breaks Harbor's task schema",
     dockerfile_unsupported: "a terminal task's Dockerfile uses what a terminal root cannot honour (another base image, USER, a network fetch at set-up; docs/terminal-environments.md)",
     unsupported_task: "a terminal task asks for what terminal roots do not offer (several steps, GPUs, another OS)",
+    unsafe_file: "a terminal task folder holds a symbolic link or a special file (a FIFO, a device): it would be followed on the host when the root is prepared",
   },
   executable: {
     reset_failed: "reset failed on a probe seed",

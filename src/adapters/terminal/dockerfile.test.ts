@@ -29,7 +29,9 @@ describe("parseDockerfile: what is refused, with the line", () => {
     ["FROM debian:bookworm\nADD https://example.com/x.tar /x\n", /URL/],
     ["FROM debian:bookworm\nCOPY ../secret /x\n", /outside environment/],
     ["FROM debian:bookworm\nCOPY *.txt /x/\n", /wildcard/],
-    ["FROM debian:bookworm\nRUN apt-get install -y 'bad name'\n", /not a Debian package name/],
+    ["FROM debian:bookworm\nRUN apt-get install -y foo$bar\n", /not a Debian package name/],
+    ["FROM debian:bookworm\nRUN <<END\nmkdir /x\nEND\n", /here-document/],
+    ["FROM debian:bookworm\nCOPY --chmod=600 a /a\n", /--chmod is not supported/],
   ])("%j", (text, pattern) => {
     expect(refusal(text)).toMatch(pattern);
   });
@@ -57,9 +59,35 @@ describe("parseDockerfile: what is honoured", () => {
     expect(result.env).toEqual({ GREETING: "hello world", MODE: "test", LANG: "C.UTF-8" });
     expect(result.workdir).toBe("/app/sub");
     expect(result.steps).toEqual([
-      { kind: "copy", from: "data.csv", to: "/app/data/data.csv" },
-      { kind: "copy", from: "src", to: "/app/src" },
+      { kind: "copy", from: "data.csv", to: "/app/data", intoFolder: true },
+      { kind: "copy", from: "src", to: "/app/src", intoFolder: false },
       { kind: "run", command: "mkdir -p logs && touch logs/app.log", workdir: "/app" },
+    ]);
+  });
+
+  it("reads what real Dockerfiles write (a new user's walkthrough found each)", () => {
+    const result = plan(
+      [
+        "FROM --platform=linux/amd64 debian:bookworm-slim",
+        'ENV BASE=/opt/tools PATH="/opt/tools/bin:$PATH"',
+        "ENV CONF=${BASE}/config",
+        "WORKDIR $BASE",
+        "RUN DEBIAN_FRONTEND=noninteractive apt-get -y install jq && \\",
+        "",
+        "    apt-get -qq install \"curl=7.88*\" && touch done",
+        'COPY ["my readme", "/app/README"]',
+        "COPY files/ /app/",
+        "COPY --chown=nobody:nogroup tool.sh bin/",
+      ].join("\n"),
+    );
+    expect(result.packages).toEqual(["curl", "jq"]);
+    expect(result.env).toEqual({ BASE: "/opt/tools", PATH: "/opt/tools/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", CONF: "/opt/tools/config" });
+    expect(result.workdir).toBe("/opt/tools");
+    expect(result.steps).toEqual([
+      { kind: "run", command: "touch done", workdir: "/opt/tools" },
+      { kind: "copy", from: "my readme", to: "/app/README", intoFolder: false },
+      { kind: "copy", from: "files", to: "/app", intoFolder: true },
+      { kind: "copy", from: "tool.sh", to: "/opt/tools/bin", intoFolder: true },
     ]);
   });
 

@@ -7,8 +7,11 @@
  * - `RUN apt-get install [-y] [--no-install-recommends] PKG…` (the packages go into the image;
  *   `apt-get update`, `apt-get clean` and `rm -rf /var/lib/apt/lists/*` are dropped);
  * - any other `RUN`: run in the jail, without network, in order, as a set-up step;
- * - `COPY` / `ADD` of files inside `environment/` (no URLs, archives are not unpacked, no `--from`);
- * - `WORKDIR`, `ENV`;
+ * - `COPY` / `ADD` of files inside `environment/` (a folder's contents, as Docker copies them; JSON
+ *   form for names with spaces; no URLs, archives are not unpacked, no `--from` or `--chmod`;
+ *   `--chown` is ignored: every file belongs to root);
+ * - `WORKDIR`, `ENV` (with `$VAR` and `${VAR}` expanded from the ENV before, PATH and HOME);
+ * - `FROM --platform=…` (the flag is ignored: roots are the host's architecture);
  * - `CMD`, `ENTRYPOINT`, `EXPOSE`, `LABEL`, `MAINTAINER`: ignored (an episode runs commands, not a service).
  *
  * Everything else (`USER`, `ARG`, `VOLUME`, `HEALTHCHECK`, `SHELL`, `ONBUILD`, `STOPSIGNAL`, other
@@ -20,8 +23,12 @@
 export interface DockerfilePlan {
   readonly suite: string;
   readonly packages: readonly string[];
-  /** `copy` sources are relative to `environment/`. */
-  readonly steps: readonly ({ readonly kind: "copy"; readonly from: string; readonly to: string } | { readonly kind: "run"; readonly command: string; readonly workdir: string })[];
+  /**
+   * Set-up steps in order. A `copy` source is relative to `environment/`; `to` is the destination,
+   * and `intoFolder` says it names a folder the source goes into (a destination ending in `/`, or
+   * several sources). A folder source copies its contents to `to`, as Docker does.
+   */
+  readonly steps: readonly ({ readonly kind: "copy"; readonly from: string; readonly to: string; readonly intoFolder: boolean } | { readonly kind: "run"; readonly command: string; readonly workdir: string })[];
   readonly workdir: string;
   readonly env: Readonly<Record<string, string>>;
 }
@@ -46,7 +53,8 @@ function instructions(text: string): { line: number; text: string }[] {
   text.split(/\r?\n/).forEach((raw, index) => {
     const trimmed = raw.trim();
     if (current === null && (trimmed === "" || trimmed.startsWith("#"))) return;
-    if (current !== null && trimmed.startsWith("#")) return;
+    // Docker skips comment lines and empty lines inside a continued instruction
+    if (current !== null && (trimmed.startsWith("#") || trimmed === "")) return;
     const continued = /\\\s*$/.test(raw);
     const body = continued ? raw.replace(/\\\s*$/, "") : raw;
     if (current === null) current = { line: index + 1, text: body.trim() };
@@ -99,11 +107,39 @@ function envPairs(argument: string): [string, string][] | null {
   return match ? [[match[1] as string, match[2] as string]] : null;
 }
 
-/** The packages of one `apt-get install` part, or null when it is not one. */
+/** A part without the variable assignments that lead it (`DEBIAN_FRONTEND=noninteractive apt-get …`). */
+function withoutAssignments(part: string): string {
+  return part.trim().replace(/^(?:[A-Za-z_][A-Za-z0-9_]*=(?:"[^"]*"|'[^']*'|\S*)\s+)+/, "");
+}
+
+/** The packages of one `apt-get install` part (options anywhere, quotes stripped), or null when it is not one. */
 function aptInstall(part: string): string[] | null {
-  const words = part.trim().split(/\s+/);
-  if (!/^(apt-get|apt)$/.test(words[0] ?? "") || words[1] !== "install") return null;
-  return words.slice(2).filter((word) => !word.startsWith("-"));
+  const words = withoutAssignments(part).split(/\s+/);
+  if (!/^(apt-get|apt)$/.test(words[0] ?? "")) return null;
+  const rest = words.slice(1).filter((word) => !word.startsWith("-"));
+  if (rest[0] !== "install") return null;
+  return rest.slice(1).map((word) => word.replace(/^["']|["']$/g, ""));
+}
+
+/** The default variables of a root, for `$VAR` in ENV, WORKDIR and COPY destinations. */
+const BASE_ENV: Readonly<Record<string, string>> = { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", HOME: "/root" };
+
+/** `$NAME` and `${NAME}` replaced from `env` (Docker's expansion in ENV, WORKDIR, COPY); unknown names become "". */
+function expand(text: string, env: Readonly<Record<string, string>>): string {
+  return text.replace(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g, (_, braced: string | undefined, bare: string | undefined) => env[braced ?? bare ?? ""] ?? BASE_ENV[braced ?? bare ?? ""] ?? "");
+}
+
+/** The words of a COPY/ADD argument: its JSON array (names may hold spaces), else whitespace-separated. */
+function copyWords(argument: string): string[] {
+  if (argument.startsWith("[")) {
+    try {
+      const words = JSON.parse(argument) as unknown;
+      if (Array.isArray(words) && words.every((word) => typeof word === "string")) return words as string[];
+    } catch {
+      // not JSON: read as words
+    }
+  }
+  return argument.split(/\s+/).filter((word) => word !== "");
 }
 
 /**
@@ -125,7 +161,7 @@ export function parseDockerfile(text: string): DockerfilePlan | DockerfileRefusa
     if (suite === null && keyword !== "FROM") return { line, message: `the first instruction must be FROM (got ${keyword})` };
     if (keyword === "FROM") {
       if (suite !== null) return { line, message: "multi-stage builds (a second FROM) are not supported" };
-      const image = argument.split(/\s+/)[0] ?? "";
+      const image = argument.split(/\s+/).filter((word) => !/^--platform=/.test(word))[0] ?? "";
       if (DEBIAN_BASES.test(image)) suite = "bookworm";
       else if (PYTHON_BASES.test(image)) {
         suite = "bookworm";
@@ -134,6 +170,7 @@ export function parseDockerfile(text: string): DockerfilePlan | DockerfileRefusa
     } else if (keyword === "RUN") {
       const command = shellForm(argument);
       if (/^--\w/.test(command)) return { line, message: "RUN flags (--mount, --network) are not supported" };
+      if (/^<<-?\s*["']?\w+/.test(command)) return { line, message: "RUN with a here-document is not supported: write the file with printf, or COPY it from environment/" };
       const kept: string[] = [];
       for (const part of command.split(/\s*&&\s*/)) {
         const installed = aptInstall(part);
@@ -143,33 +180,35 @@ export function parseDockerfile(text: string): DockerfilePlan | DockerfileRefusa
             if (!PACKAGE_NAME.test(bare)) return { line, message: `cannot install ${JSON.stringify(name)}: not a Debian package name` };
             packages.add(bare);
           }
-        } else if (/^(apt-get|apt)\s+(update|clean|autoclean)\b/.test(part.trim()) || /^rm\s+-rf\s+\/var\/lib\/apt\/lists\/\*?$/.test(part.trim())) {
+        } else if (/^(apt-get|apt)\s+(-\S+\s+)*(update|clean|autoclean)\b/.test(withoutAssignments(part)) || /^rm\s+-rf\s+\/var\/lib\/apt\/lists\/\*?$/.test(part.trim())) {
           continue;
-        } else if (NETWORK_FETCH.test(part.trim())) {
+        } else if (NETWORK_FETCH.test(withoutAssignments(part))) {
           return { line, message: `RUN ${JSON.stringify(part.trim().slice(0, 80))} needs the network or a package manager: set-up runs without network; install Debian packages with apt-get install instead` };
         } else kept.push(part.trim());
       }
       if (kept.length > 0) steps.push({ kind: "run", command: kept.join(" && "), workdir });
     } else if (keyword === "COPY" || keyword === "ADD") {
-      const words = shellForm(argument).split(/\s+/).filter((word) => !/^--(chown|chmod)=/.test(word));
-      if (words.some((word) => word.startsWith("--"))) return { line, message: `${keyword} flags other than --chown/--chmod (e.g. --from) are not supported` };
+      const all = copyWords(argument);
+      if (all.some((word) => word.startsWith("--chmod"))) return { line, message: `${keyword} --chmod is not supported: set modes with RUN chmod` };
+      const words = all.filter((word) => !/^--chown=/.test(word));
+      if (words.some((word) => word.startsWith("--"))) return { line, message: `${keyword} flags other than --chown (ignored: every file belongs to root) are not supported, e.g. --from` };
       if (words.length < 2) return { line, message: `${keyword} needs a source and a destination` };
-      const destination = words[words.length - 1] as string;
-      for (const source of words.slice(0, -1)) {
+      const rawDestination = expand(words[words.length - 1] as string, env);
+      const sources = words.slice(0, -1);
+      const destination = resolvePath(workdir, rawDestination);
+      for (const source of sources) {
         if (/^[a-z]+:\/\//i.test(source)) return { line, message: `${keyword} of a URL is not supported (no network at set-up)` };
         if (source.split("/").includes("..") || source.startsWith("/")) return { line, message: `${keyword} source ${source} is outside environment/` };
         if (/[*?[]/.test(source)) return { line, message: `${keyword} with a wildcard (${source}) is not supported; name the files` };
-        const target = destination.endsWith("/") || words.length > 2 ? `${resolvePath(workdir, destination)}/${source.replace(/\/$/, "").split("/").pop() ?? ""}` : resolvePath(workdir, destination);
-        const sourceIsFolderContents = source === "." || source === "./";
-        steps.push({ kind: "copy", from: source, to: sourceIsFolderContents ? resolvePath(workdir, destination) : target });
+        steps.push({ kind: "copy", from: source.replace(/\/+$/, "") || ".", to: destination, intoFolder: rawDestination.endsWith("/") || sources.length > 1 });
       }
     } else if (keyword === "WORKDIR") {
-      workdir = resolvePath(workdir, argument);
+      workdir = resolvePath(workdir, expand(argument, env));
       workdirSet = true;
     } else if (keyword === "ENV") {
       const pairs = envPairs(argument);
       if (pairs === null) return { line, message: `cannot read ENV ${JSON.stringify(argument.slice(0, 80))}` };
-      for (const [key, value] of pairs) env[key] = value;
+      for (const [key, value] of pairs) env[key] = expand(value, env);
     } else if (!IGNORED.has(keyword)) {
       return { line, message: `${keyword} is not supported in a terminal root (supported: FROM, RUN, COPY, ADD, WORKDIR, ENV; ignored: ${[...IGNORED].join(", ")})` };
     }

@@ -1,4 +1,5 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -29,6 +30,13 @@ describe("readHarborTask: bad folders get a static verdict naming the problem", 
     ["GPUs", (dir: string) => writeFileSync(join(dir, "task.toml"), "[environment]\ngpus = 1\n"), "unsupported_task", /GPUs/],
     ["a Windows task", (dir: string) => writeFileSync(join(dir, "task.toml"), '[environment]\nos = "windows"\n'), "unsupported_task", /environment.os/],
     ["a Dockerfile line it cannot honour", (dir: string) => writeFileSync(join(dir, "environment/Dockerfile"), "FROM alpine:3\n"), "dockerfile_unsupported", /line 1: base image alpine:3/],
+    ["a data file that is a link to a host file", (dir: string) => { rmSync(join(dir, "environment/README")); symlinkSync("/etc/passwd", join(dir, "environment/README")); }, "unsafe_file", /environment\/README is a symbolic link/],
+    ["an instruction that is a link", (dir: string) => { rmSync(join(dir, "instruction.md")); symlinkSync("/etc/hostname", join(dir, "instruction.md")); }, "unsafe_file", /instruction.md/],
+    ["a tests folder that is a link", (dir: string) => { rmSync(join(dir, "tests"), { recursive: true }); symlinkSync("/etc", join(dir, "tests")); }, "unsafe_file", /tests/],
+    ["a FIFO in environment/", (dir: string) => execFileSync("mkfifo", [join(dir, "environment/pipe")]), "unsafe_file", /environment\/pipe/],
+    ["an instruction of 300 KB", (dir: string) => writeFileSync(join(dir, "instruction.md"), "x".repeat(300_000)), "too_large", /over 262144 bytes/],
+    ["an environment variable name with a space", (dir: string) => writeFileSync(join(dir, "task.toml"), '[environment.env]\n"MY VAR" = "1"\n'), "invalid_task_toml", /environment.env/],
+    ["a working directory that climbs out", (dir: string) => writeFileSync(join(dir, "task.toml"), '[environment]\nworkdir = "/../../tmp/x"\n'), "invalid_task_toml", /no \.\./],
   ])("%s", (_label, edit, reason, message) => {
     const folder = _label === "no folder at all" ? (edit as () => string)() : copy(edit as (dir: string) => void);
     const result = readHarborTask(folder);

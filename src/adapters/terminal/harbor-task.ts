@@ -1,5 +1,5 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join, relative, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import { reject, type RejectVerdict, type TerminalSetupStep, type TerminalTask } from "../../spec/index.js";
@@ -28,8 +28,12 @@ const TaskTomlSchema = z
         gpus: z.number().int().max(0, "GPUs are not available to terminal roots").optional(),
         allow_internet: z.boolean().optional(),
         network_mode: z.enum(["no-network", "public", "allowlist"]).optional(),
-        env: z.record(z.string(), z.string()).optional(),
-        workdir: z.string().startsWith("/").optional(),
+        env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "variable names are letters, digits and _"), z.string().max(4096)).optional(),
+        workdir: z
+          .string()
+          .regex(/^\/[\w./-]*$/, "an absolute path of letters, digits, _ . - /")
+          .refine((path) => !path.split("/").includes(".."), "no .. in the working directory")
+          .optional(),
       })
       .loose()
       .optional(),
@@ -37,10 +41,33 @@ const TaskTomlSchema = z
   })
   .loose();
 
+/** A file of the task over {@link MAX_TEXT_BYTES}. */
+class TooLarge extends Error {}
+
 function readText(path: string): string | null {
   if (!existsSync(path) || !statSync(path).isFile()) return null;
-  if (statSync(path).size > MAX_TEXT_BYTES) throw new RangeError(`${path} is over ${MAX_TEXT_BYTES} bytes`);
+  if (statSync(path).size > MAX_TEXT_BYTES) throw new TooLarge(`${path} is over ${MAX_TEXT_BYTES} bytes`);
   return readFileSync(path, "utf8");
+}
+
+/**
+ * The first entry of the task folder that is not a plain file or folder (a symbolic link, a FIFO,
+ * a device, a socket), as a path relative to the folder; null when there is none. Links are
+ * refused whatever they point at: a link in `environment/` or `tests/` would be followed on the
+ * host when the root is prepared, and reach host files.
+ */
+function unsafeEntry(root: string): string | null {
+  const walk = (folder: string): string | null => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) {
+        const found = walk(path);
+        if (found !== null) return found;
+      } else if (!entry.isFile()) return relative(root, path);
+    }
+    return null;
+  };
+  return lstatSync(root).isSymbolicLink() ? "." : walk(root);
 }
 
 /** Whether `folder` looks like a Harbor task (has a task.toml). */
@@ -52,7 +79,8 @@ export function isHarborTaskFolder(folder: string): boolean {
  * Reads a Harbor task folder (`task.toml`, `instruction.md`, `environment/Dockerfile`,
  * `tests/test.sh`, `solution/solve.sh`) as a {@link TerminalTask}. What the folder gets wrong is
  * a `static` reject verdict naming the file and the problem (`missing_file`, `invalid_task_toml`,
- * `dockerfile_unsupported`, `unsupported_task`), never an exception. The Dockerfile subset
+ * `dockerfile_unsupported`, `unsupported_task`, `unsafe_file`: a symbolic link or special file
+ * anywhere in the folder, `too_large`: a text file over 256 KiB), never an exception. The Dockerfile subset
  * honoured is described in `dockerfile.ts` and docs/terminal-environments.md.
  *
  * @param folder the task folder (relative paths resolve against the working directory)
@@ -61,6 +89,9 @@ export function readHarborTask(folder: string): TerminalTask | RejectVerdict {
   const root = resolve(folder);
   const missing = (file: string, why: string): RejectVerdict => reject("static", "missing_file", `${file} is missing: ${why}`, { folder: root, file });
   try {
+    if (!existsSync(root)) return missing("task.toml", `${root} does not exist`);
+    const unsafe = unsafeEntry(root);
+    if (unsafe !== null) return reject("static", "unsafe_file", `${unsafe} is a symbolic link or a special file: a task folder holds plain files and folders only`, { folder: root, file: unsafe });
     const tomlText = readText(join(root, "task.toml"));
     if (tomlText === null) return missing("task.toml", "a Harbor task folder has task.toml at its top");
     let raw: unknown;
@@ -95,7 +126,9 @@ export function readHarborTask(folder: string): TerminalTask | RejectVerdict {
       const from = resolve(root, "environment", step.from);
       if (!from.startsWith(join(root, "environment"))) return reject("static", "dockerfile_unsupported", `COPY ${step.from} leaves environment/`, { folder: root });
       if (!existsSync(from)) return missing(`environment/${step.from}`, "the Dockerfile copies it");
-      steps.push({ kind: "copy", from, to: step.to });
+      // a folder's contents go to the destination; a file goes into it when it names a folder
+      const to = statSync(from).isDirectory() || !step.intoFolder ? step.to : `${step.to.replace(/\/$/, "")}/${basename(from)}`;
+      steps.push({ kind: "copy", from, to });
     }
     const solveText = readText(join(root, "solution", "solve.sh"));
     const network = environment.allow_internet === true || environment.network_mode === "public";
@@ -120,6 +153,7 @@ export function readHarborTask(folder: string): TerminalTask | RejectVerdict {
       metadata: config.metadata ?? {},
     };
   } catch (error) {
+    if (error instanceof TooLarge) return reject("static", "too_large", error.message, { folder: root });
     return reject("static", "missing_file", `cannot read the task folder: ${(error as Error).message}`, { folder: root });
   }
 }

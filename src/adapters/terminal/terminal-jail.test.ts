@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -98,6 +98,61 @@ describe("terminal jail: hostile commands", () => {
     rmSync(tests, { recursive: true, force: true });
     expect(verification.reward).toBe(0);
   }, 60_000);
+
+  it("a link the agent plants where the jail used to write its command file reaches no host file", async () => {
+    const victim = join(mkdtempSync(join(tmpdir(), "envforge-victim-")), "victim.txt");
+    writeFileSync(victim, "host data\n");
+    const session = await open();
+    await session.run(`mkdir -p /run/envforge && ln -sf ${victim} /run/envforge/command; ln -sf ${victim} /run/envforge-io`, 5000);
+    const after = await session.run("echo overwritten?", 5000);
+    expect(after.output).toContain("overwritten?");
+    await session.close();
+    expect(readFileSync(victim, "utf8")).toBe("host data\n");
+  }, 60_000);
+
+  it("a COPY onto a link that a set-up RUN planted stays inside the root", async () => {
+    const victim = join(mkdtempSync(join(tmpdir(), "envforge-victim-")), "victim.txt");
+    writeFileSync(victim, "host data\n");
+    const environment = mkdtempSync(join(tmpdir(), "envforge-env-"));
+    mkdirSync(join(environment, "d"));
+    writeFileSync(join(environment, "d", "f"), "from the task\n");
+    const opened = await runtime.open(task({ setup: [{ kind: "run", command: `mkdir -p /app/d && ln -s ${victim} /app/d/f`, workdir: "/" }, { kind: "copy", from: join(environment, "d"), to: "/app/d" }] }));
+    // the copy runs in the jail, where the link dangles: cp refuses to write through it and set-up fails
+    expect(opened.kind !== "ok" && opened.message).toMatch(/dangling symlink/);
+    expect(readFileSync(victim, "utf8")).toBe("host data\n");
+  }, 60_000);
+
+  it("tests killed by a signal, tests past their limit, and a /logs the agent replaced give no reward, not an error", async () => {
+    const tests = mkdtempSync(join(tmpdir(), "envforge-tests-"));
+    writeFileSync(join(tests, "test.sh"), "#!/bin/bash\nmake -C /app >/dev/null 2>&1\necho 0 > /logs/verifier/reward.txt\n");
+    const killed = await open({ testsDir: tests, image: { suite: "bookworm", packages: ["gcc", "libc6-dev", "make"] } });
+    await killed.run("printf 'all:\\n\\t@echo 1 > /logs/verifier/reward.txt; kill -9 -1\\n' > /app/Makefile", 5000);
+    const hacked = await killed.verify();
+    await killed.close();
+    expect(hacked.reward).toBeNull();
+    expect(hacked.rewardError).toMatch(/killed by a signal/);
+
+    writeFileSync(join(tests, "test.sh"), "#!/bin/bash\necho 1 > /logs/verifier/reward.txt\nsleep 60\n");
+    const slow = await open({ testsDir: tests, verifierTimeoutSec: 2 });
+    const late = await slow.verify();
+    await slow.close();
+    expect(late.reward).toBeNull();
+    expect(late.rewardError).toMatch(/past their 2 s limit/);
+
+    writeFileSync(join(tests, "test.sh"), "#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n");
+    const replaced = await open({ testsDir: tests });
+    await replaced.run("rm -rf /logs && ln -s /etc /logs", 5000);
+    const verification = await replaced.verify();
+    await replaced.close();
+    expect(verification.reward).toBe(1);
+    rmSync(tests, { recursive: true, force: true });
+  }, 180_000);
+
+  it("a task that asks for the network is refused unless the operator allows it", async () => {
+    const opened = await runtime.open(task({ network: true }));
+    expect(opened.kind).toBe("forbidden");
+    expect(opened.kind !== "ok" && opened.message).toMatch(/loopback/);
+  });
 
   it("a command that never ends is killed at its timeout and the shell restarts with the files kept", async () => {
     const session = await open();

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -14,8 +14,24 @@ import {
   type TerminalTask,
   type VerifierResult,
 } from "../../spec/index.js";
-import { JailCgroup, probeCgroups, type CgroupSupport } from "../sandbox/cgroup.js";
+import { JailCgroup, probeCgroups, sweepStaleCgroups, type CgroupSupport } from "../sandbox/cgroup.js";
 import { ensureRoot, type RootFilesystemOptions } from "./root-filesystem.js";
+
+/** Prefix of an episode's run folder in the temporary folder: `envforge-terminal-<supervisor pid>-<random>`. */
+const RUN_FOLDER_PREFIX = "envforge-terminal-";
+
+/** Removes the run folders (empty mount points) that supervisors which no longer run left behind. */
+function sweepStaleRunFolders(): void {
+  for (const name of readdirSync(tmpdir())) {
+    const pid = Number(new RegExp(`^${RUN_FOLDER_PREFIX}(\\d+)-`).exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    }
+  }
+}
 
 /** The jail holder program (Python, host interpreter): mounts the episode's root and runs its processes. */
 export const TERMINAL_JAIL_PATH = fileURLToPath(new URL("./terminal_jail.py", import.meta.url));
@@ -34,6 +50,12 @@ export interface TerminalJailOptions extends RootFilesystemOptions {
   readonly requireSeccomp?: boolean;
   /** Where cgroups are created (probed once when absent). */
   readonly cgroups?: CgroupSupport;
+  /**
+   * Grant the network to tasks that declare it. A jail with the network shares the host's network
+   * namespace, loopback included (the host's `envforge serve`, dashboard and trainer listen there),
+   * so it is the operator's choice, never a task's. @default false (such tasks are refused: `forbidden`)
+   */
+  readonly allowNetwork?: boolean;
 }
 
 interface Pending {
@@ -213,9 +235,19 @@ export class TerminalJailRuntime implements TerminalRuntime {
   }
 
   async open(task: TerminalTask): Promise<SandboxOutcome<TerminalSession>> {
+    if (task.network && this.options.allowNetwork !== true) {
+      return {
+        kind: "forbidden",
+        message: `${task.name} asks for the network (allow_internet or network_mode = "public"); a jail with the network reaches the host's loopback services, so it is granted only when the operator allows it (TerminalJailRuntime allowNetwork)`,
+      };
+    }
     const lower = await ensureRoot(task.image, this.options);
-    const runDir = mkdtempSync(join(tmpdir(), "envforge-terminal-"));
-    this.cgroups ??= probeCgroups();
+    if (this.cgroups === undefined) {
+      this.cgroups = probeCgroups();
+      if (this.cgroups.active) sweepStaleCgroups(this.cgroups);
+      sweepStaleRunFolders();
+    }
+    const runDir = mkdtempSync(join(tmpdir(), `${RUN_FOLDER_PREFIX}${process.pid}-`));
     let cgroup: JailCgroup | null = null;
     if (this.cgroups.active) {
       const created = JailCgroup.create(this.cgroups, { memoryBytes: task.memoryMb * 1024 * 1024, pids: this.options.pids ?? 256, cpus: task.cpus });
@@ -255,7 +287,8 @@ export class TerminalJailRuntime implements TerminalRuntime {
         const result = await root.setup(step.command, step.workdir, budgetMs);
         if (result.exitCode !== 0) {
           const why = result.timedOut ? `timed out after ${budgetMs} ms` : result.exitCode === null ? "the shell ended" : `exit ${result.exitCode}`;
-          return fail(`set-up step RUN ${step.command.slice(0, 120)} failed (${why})`, result.output.slice(-2000));
+          const tail = result.output.trim().split("\n").slice(-3).join(" | ").slice(-300);
+          return fail(`set-up step RUN ${step.command.slice(0, 120)} failed (${why})${tail === "" ? "" : `: ${tail}`}`, result.output.slice(-2000));
         }
       } catch (error) {
         return fail(`set-up step ${step.kind === "copy" ? `COPY to ${step.to}` : `RUN ${step.command.slice(0, 120)}`} failed: ${(error as Error).message}`);

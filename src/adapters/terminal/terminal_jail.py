@@ -32,7 +32,6 @@ import os
 import re
 import secrets
 import select
-import shutil
 import signal
 import subprocess
 import sys
@@ -191,12 +190,12 @@ class Episode:
         if self.shell is None or self.shell.poll() is not None:
             restarted = self.shell is not None
             self.start_shell(workdir)
-        command_dir = self.host_path("/run/envforge")
-        os.makedirs(command_dir, exist_ok=True)
-        with open(os.path.join(command_dir, "command"), "w", encoding="utf-8") as handle:
-            handle.write(command + "\n")
         nonce = secrets.token_hex(16)
-        line = f". /run/envforge/command </dev/null 2>&1; printf '\\n__envforge_{nonce}_%d__\\n' \"$?\"\n"
+        # the command travels in a here-document with an unguessable delimiter and runs with eval in
+        # the shell itself (working directory and variables carry over); nothing is written into the
+        # root, where the agent could plant a symbolic link
+        line = (f"__envforge_command=$(cat <<'__envforge_{nonce}'\n{command}\n__envforge_{nonce}\n)\n"
+                f"eval \"$__envforge_command\" </dev/null 2>&1; printf '\\n__envforge_{nonce}_%d__\\n' \"$?\"\n")
         started = time.monotonic()
         try:
             self.shell.stdin.write(line.encode())
@@ -214,49 +213,85 @@ class Episode:
         return {"ok": True, "output": reader.text(), "exitCode": exit_code, "timedOut": timed_out,
                 "truncated": reader.truncated, "outputBytes": reader.total, "shellRestarted": restarted, "ms": ms}
 
+    def jail_exec(self, argv, timeout_ms, source=None, verifier=False, workdir="/"):
+        """Runs `argv` in a fresh jail over the root (with `source`, a host path, bound read-only at
+        /run/envforge-io/source); returns (exit code or None, output, timed out). Every path the
+        command touches resolves inside the root, so a link the agent planted cannot reach the host."""
+        args = self.jail_args(verifier=verifier)
+        if source is not None:
+            args += ["--tmpfs", "/run/envforge-io", "--ro-bind", source, "/run/envforge-io/source"]
+        started = time.monotonic()
+        process = self.spawn(args + ["--chdir", workdir] + list(argv), subprocess.DEVNULL)
+        reader = OutputReader(self.max_output)
+        _, timed_out = read_output(process.stdout.fileno(), reader, None, started + timeout_ms / 1000)
+        kill_group(process)
+        return (None if timed_out else process.wait()), reader.text(), timed_out
+
+    def copy_into_root(self, source, target):
+        """Copies a host file or folder to `target` in the root, inside the jail (links stay links)."""
+        if not target.startswith("/") or "\x00" in target:
+            raise ValueError(f"not an absolute path inside the root: {target!r}")
+        quoted = shell_quote(target)
+        if os.path.isdir(source):
+            script = f"mkdir -p {quoted} && cp -R --preserve=mode,timestamps /run/envforge-io/source/. {quoted}"
+        else:
+            script = f"mkdir -p \"$(dirname {quoted})\" && cp --preserve=mode,timestamps /run/envforge-io/source {quoted}"
+        code, output, timed_out = self.jail_exec(["/bin/sh", "-c", script], 60_000, source=source)
+        if code != 0:
+            raise RuntimeError(f"copying to {target} failed ({'timed out' if timed_out else f'exit {code}'}): {output.strip()[-300:]}")
+
     def verify(self, tests, timeout_ms):
         self.stop_shell()
-        for path in ("/tests", "/logs/verifier"):
-            remove(self.host_path(path))
-        copy_in(tests, self.host_path("/tests"))
-        os.makedirs(self.host_path("/logs/verifier"), exist_ok=True)
-        args = self.jail_args(verifier=True) + ["--chdir", self.workdir_or_root(), "/bin/bash", "/tests/test.sh"]
+        prepared, output, _ = self.jail_exec(["/bin/sh", "-c", "rm -rf /tests /logs/verifier && mkdir -p /logs/verifier"], 30_000, verifier=True)
+        if prepared != 0:
+            return self.no_reward(f"the verifier's folders could not be prepared: {output.strip()[-200:]}", "", None, False, 0)
+        self.copy_into_root(tests, "/tests")
+        args = self.jail_args(verifier=True) + ["--chdir", self.workdir, "/bin/bash", "/tests/test.sh"]
         started = time.monotonic()
         process = self.spawn(args, subprocess.DEVNULL)
         reader = OutputReader(self.max_output)
         _, timed_out = read_output(process.stdout.fileno(), reader, None, started + timeout_ms / 1000)
         kill_group(process)
         exit_code = None if timed_out else process.wait()
+        ms = round((time.monotonic() - started) * 1000)
+        if timed_out:
+            return self.no_reward(f"the tests ran past their {timeout_ms // 1000} s limit ([verifier].timeout_sec)", reader.text(), None, True, ms)
+        if exit_code >= 128:
+            return self.no_reward(f"the tests were killed by a signal (exit {exit_code})", reader.text(), exit_code, False, ms)
         reward, reward_error = self.read_reward()
-        return {"ok": True, "reward": reward, "rewardError": reward_error, "output": reader.text(),
-                "exitCode": exit_code, "timedOut": timed_out, "truncated": reader.truncated,
-                "ms": round((time.monotonic() - started) * 1000)}
+        return {"ok": True, "reward": reward, "rewardError": reward_error, "output": reader.text(), "exitCode": exit_code,
+                "timedOut": False, "truncated": reader.truncated, "ms": ms}
 
-    def workdir_or_root(self):
-        return self.workdir if os.path.isdir(self.host_path(self.workdir)) else "/"
+    def no_reward(self, why, output, exit_code, timed_out, ms):
+        return {"ok": True, "reward": None, "rewardError": why, "output": output, "exitCode": exit_code,
+                "timedOut": timed_out, "truncated": False, "ms": ms}
 
     def read_reward(self):
-        folder = self.host_path("/logs/verifier")
-        for name in ("reward.txt", "reward.json"):
-            path = os.path.join(folder, name)
-            if os.path.islink(path):
-                return None, f"/logs/verifier/{name} is a symbolic link"
-            if not os.path.exists(path):
-                continue
-            if not os.path.isfile(path) or os.path.getsize(path) > 4096:
-                return None, f"/logs/verifier/{name} is not a small regular file"
-            with open(path, "r", encoding="utf-8", errors="replace") as handle:
-                text = handle.read().strip()
-            try:
-                value = json.loads(text)
-            except ValueError:
-                return None, f"/logs/verifier/{name} does not hold a number: {text[:80]!r}"
-            if name == "reward.json":
-                value = value.get("reward") if isinstance(value, dict) else None
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value in (float("inf"), float("-inf")):
-                return None, f"/logs/verifier/{name} does not hold a finite number: {text[:80]!r}"
-            return float(value), None
-        return None, "the tests wrote no /logs/verifier/reward.txt"
+        """The reward the tests wrote, read inside the jail (a link there resolves in the root)."""
+        script = ("for f in reward.txt reward.json; do p=/logs/verifier/$f; "
+                  "if [ -L \"$p\" ]; then echo \"@@link $f\"; exit 0; fi; "
+                  "if [ -e \"$p\" ]; then if [ -f \"$p\" ]; then echo \"@@file $f\"; head -c 4097 \"$p\"; else echo \"@@special $f\"; fi; exit 0; fi; done; echo @@none")
+        code, output, timed_out = self.jail_exec(["/bin/sh", "-c", script], 5000, verifier=True)
+        if timed_out or code != 0:
+            return None, "the reward file could not be read"
+        head, _, text = output.partition("\n")
+        kind, _, name = head.partition(" ")
+        if kind == "@@none":
+            return None, "the tests wrote no /logs/verifier/reward.txt"
+        if kind == "@@link":
+            return None, f"/logs/verifier/{name} is a symbolic link"
+        if kind != "@@file" or len(text.encode()) > 4096:
+            return None, f"/logs/verifier/{name} is not a small regular file"
+        text = text.strip()
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return None, f"/logs/verifier/{name} does not hold a number"
+        if name == "reward.json":
+            value = value.get("reward") if isinstance(value, dict) else None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value in (float("inf"), float("-inf")):
+            return None, f"/logs/verifier/{name} does not hold a finite number"
+        return float(value), None
 
     def usage(self):
         stat = os.statvfs(self.disk)
@@ -340,19 +375,8 @@ def kill_group(process):
         pass
 
 
-def remove(path):
-    if os.path.islink(path) or os.path.isfile(path):
-        os.unlink(path)
-    elif os.path.isdir(path):
-        shutil.rmtree(path)
-
-
-def copy_in(source, target):
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    if os.path.isdir(source):
-        shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
-    else:
-        shutil.copy2(source, target)
+def shell_quote(text):
+    return "'" + text.replace("'", "'\\''") + "'"
 
 
 def run(argv):
@@ -361,7 +385,21 @@ def run(argv):
         raise RuntimeError(f"{' '.join(argv[:3])} failed: {result.stderr.strip()}")
 
 
+def die_with_parent():
+    """Asks the kernel to kill this holder when its parent (the supervisor) dies, so an interrupted
+    supervisor leaves no holder behind (its jails die with it: bwrap --die-with-parent)."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() == 1:
+            sys.exit(1)
+    except OSError:
+        pass
+
+
 def main():
+    die_with_parent()
     config = json.loads(sys.argv[1])
     episode = Episode(config)
     started = time.monotonic()
@@ -377,8 +415,7 @@ def main():
             request = json.loads(line)
             op = request.get("op")
             if op == "copy":
-                target = episode.host_path(request["to"])
-                copy_in(request["from"], target)
+                episode.copy_into_root(request["from"], request["to"])
                 answer({"ok": True})
             elif op == "exec":
                 answer(episode.run_in_shell(str(request["command"]), int(request["timeoutMs"])))

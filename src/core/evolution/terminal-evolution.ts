@@ -10,7 +10,6 @@ import {
   type PlanningRound,
   type RejectVerdict,
   type ScenarioSkillSequence,
-  type ScenarioSkillStep,
   type TerminalRuntime,
   type TerminalTask,
   type Verdict,

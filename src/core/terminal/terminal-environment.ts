@@ -78,6 +78,8 @@ export class TerminalEnvSession implements EnvSession {
   private oracleInstalled = false;
   /** The last verification, once the tests ran. */
   verification: VerifierResult | null = null;
+  /** The commands of the current episode with what each gave, in order. */
+  readonly commandResults: { readonly command: string; readonly result: CommandResult }[] = [];
 
   constructor(
     private readonly runtime: TerminalRuntime,
@@ -97,6 +99,7 @@ export class TerminalEnvSession implements EnvSession {
     this.finished = false;
     this.oracleInstalled = false;
     this.verification = null;
+    this.commandResults.length = 0;
     const opened = await this.runtime.open(this.task);
     if (opened.kind !== "ok") return opened;
     this.session = opened.value;
@@ -115,6 +118,7 @@ export class TerminalEnvSession implements EnvSession {
       const leftMs = this.task.agentTimeoutSec * 1000 - this.agentMs;
       const timeoutMs = Math.max(1000, Math.min(this.options.commandTimeoutMs ?? 60_000, leftMs));
       const result = await session.run(parsed.command, timeoutMs);
+      this.commandResults.push({ command: parsed.command, result });
       this.commands += 1;
       this.agentMs += result.ms;
       observation = commandObservation(result);
@@ -139,7 +143,8 @@ export class TerminalEnvSession implements EnvSession {
       reward: Math.min(1, Math.max(0, reward)),
       terminated: true,
       truncated: false,
-      info: { verifier: { reward: verification.reward, rewardError: verification.rewardError, exitCode: verification.exitCode, timedOut: verification.timedOut, output: verification.output.slice(-2000) } },
+      // not the tests' output: it can state the expected answer, and a served task is the same instance every episode
+      info: { verifier: { reward: verification.reward, rewardError: verification.rewardError, exitCode: verification.exitCode, timedOut: verification.timedOut } },
     };
   }
 

@@ -17,10 +17,16 @@ export const TERMINAL_GATE_NAMES: readonly AdmissionGateName[] = TERMINAL_GATES.
 /**
  * Admits a terminal task through the shared gate loop ({@link runGates}): executable (root
  * prepared, tests give a reward), determinism (repeated controls agree), oracle (solve.sh passes),
- * negative controls (the empty solution and harmless commands fail), novelty. `skip` drops gates
- * by name (`admission.skip`). Never throws for a bad task.
+ * negative controls (the empty solution and harmless commands fail), novelty. `selection` keeps
+ * the gates named in `gates` (`admission.gates`; default all) less those in `skip`
+ * (`admission.skip`). Never throws for a bad task.
  */
-export function admitTerminalTask(task: TerminalTask, context: TerminalAdmissionContext, skip: readonly string[] = [], options: AdmitOptions = {}): Promise<AdmissionResult> {
-  const gates = TERMINAL_GATES.map((make) => make()).filter((gate) => !skip.includes(gate.name));
+export function admitTerminalTask(
+  task: TerminalTask,
+  context: TerminalAdmissionContext,
+  selection: { readonly gates?: readonly string[]; readonly skip?: readonly string[] } = {},
+  options: AdmitOptions = {},
+): Promise<AdmissionResult> {
+  const gates = TERMINAL_GATES.map((make) => make()).filter((gate) => (selection.gates === undefined || selection.gates.includes(gate.name)) && !(selection.skip ?? []).includes(gate.name));
   return runGates(task, gates, context, undefined, options);
 }

@@ -20,7 +20,7 @@ export function terminalDeterminismGate(): TerminalGate {
         runs.empty?.push((await playControl(task, context, () => finishAtOncePolicy)).verification?.reward ?? null);
       }
       for (const [agent, rewards] of Object.entries(runs)) {
-        if (new Set(rewards).size > 1) return reject("deterministic", "nondeterministic", `the ${agent} episode's reward changed between fresh roots: ${rewards.join(", ")}`, { rewards: runs });
+        if (new Set(rewards).size > 1) return reject("deterministic", "nondeterministic", `the ${agent} episode's reward changed between fresh roots: ${rewards.map((reward) => reward ?? "none").join(", ")}`, { rewards: runs });
       }
       return pass("deterministic", { rewards: runs });
     },

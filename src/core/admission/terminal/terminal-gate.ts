@@ -1,5 +1,5 @@
 import type { AdmissionGateName } from "../../../config/index.js";
-import type { Episode, TerminalRuntime, TerminalTask, Verdict, VerifierResult } from "../../../spec/index.js";
+import type { CommandResult, Episode, TerminalRuntime, TerminalTask, Verdict, VerifierResult } from "../../../spec/index.js";
 import { playEpisode, type Policy } from "../../rollout/index.js";
 import { terminalManifest, TerminalEnvSession } from "../../terminal/terminal-environment.js";
 import type { AdmissionSettings } from "../gate.js";
@@ -29,6 +29,8 @@ export interface TerminalGate {
 export interface ControlEpisode {
   readonly episode: Episode;
   readonly verification: VerifierResult | null;
+  /** The commands the agent ran, with what each gave. */
+  readonly commands: readonly { readonly command: string; readonly result: CommandResult }[];
 }
 
 /** Plays `policy` (built for the live session) on a fresh root of `task`; the tests run at its end. */
@@ -37,7 +39,7 @@ export async function playControl(task: TerminalTask, context: TerminalAdmission
   const session = new TerminalEnvSession(context.runtime, task, { maxTurns });
   try {
     const episode = await playEpisode(session, terminalManifest(task, maxTurns), 0, policy(session));
-    return { episode, verification: session.verification };
+    return { episode, verification: session.verification, commands: [...session.commandResults] };
   } finally {
     await session.close();
   }
@@ -47,6 +49,7 @@ export async function playControl(task: TerminalTask, context: TerminalAdmission
 export function controlEvidence(control: ControlEpisode): Record<string, unknown> {
   return {
     reward: control.verification?.reward ?? null,
+    exitCodes: control.commands.map((command) => command.result.exitCode),
     rewardError: control.verification?.rewardError ?? null,
     failure: control.episode.failure ?? null,
     commands: control.episode.turns.map((turn) => turn.action.slice(0, 200)),
