@@ -56,6 +56,8 @@ describe("terminal environment (real jail, real root)", () => {
     const episode = await playEpisode(session, terminalManifest(task, 2), 0, doNothingPolicy);
     await session.close();
     expect(episode.turns.every((turn) => turn.invalidAction === true)).toBe(true);
+    expect(episode.terminated).toBe(true);
+    expect(session.verification?.reward).toBe(0);
     expect(episode.won).toBe(false);
   }, 120_000);
 });

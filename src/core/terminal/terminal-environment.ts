@@ -72,7 +72,7 @@ export function commandObservation(result: CommandResult): string {
  */
 export class TerminalEnvSession implements EnvSession {
   private session: TerminalSession | null = null;
-  private commands = 0;
+  private turns = 0;
   private agentMs = 0;
   private finished = false;
   private oracleInstalled = false;
@@ -94,7 +94,7 @@ export class TerminalEnvSession implements EnvSession {
   async reset(): Promise<SandboxOutcome<string>> {
     await this.session?.close();
     this.session = null;
-    this.commands = 0;
+    this.turns = 0;
     this.agentMs = 0;
     this.finished = false;
     this.oracleInstalled = false;
@@ -109,9 +109,22 @@ export class TerminalEnvSession implements EnvSession {
   async step(action: EnvAction): Promise<SandboxOutcome<StepResult>> {
     const session = this.session;
     if (session === null || this.finished) return { kind: "protocol_violation", message: "step after the terminal episode ended (reset first)" };
-    const parsed = parseTerminalReply(typeof action === "string" ? action : JSON.stringify(action));
+    try {
+      return { kind: "ok", value: await this.play(session, parseTerminalReply(typeof action === "string" ? action : JSON.stringify(action))) };
+    } catch (error) {
+      // the jail died (the holder was killed, the machine ran out of memory): this episode is over
+      this.finished = true;
+      return { kind: "crash", message: `the terminal jail failed: ${(error as Error).message}` };
+    }
+  }
+
+  /** One turn: every reply counts toward `maxTurns`, an invalid one too, so the tests always run at the cap. */
+  private async play(session: TerminalSession, parsed: ReturnType<typeof parseTerminalReply>): Promise<StepResult> {
+    this.turns += 1;
+    const last = this.turns >= this.maxTurns;
     if (parsed.kind === "invalid") {
-      return { kind: "ok", value: { observation: parsed.message, reward: 0, terminated: false, truncated: false, info: { [INVALID_ACTION_INFO_KEY]: true } } };
+      if (last) return this.finish(parsed.message, false, true);
+      return { observation: parsed.message, reward: 0, terminated: false, truncated: false, info: { [INVALID_ACTION_INFO_KEY]: true } };
     }
     let observation = "";
     if (parsed.kind === "command") {
@@ -119,18 +132,15 @@ export class TerminalEnvSession implements EnvSession {
       const timeoutMs = Math.max(1000, Math.min(this.options.commandTimeoutMs ?? 60_000, leftMs));
       const result = await session.run(parsed.command, timeoutMs);
       this.commandResults.push({ command: parsed.command, result });
-      this.commands += 1;
       this.agentMs += result.ms;
       observation = commandObservation(result);
     }
     const outOfTime = this.agentMs >= this.task.agentTimeoutSec * 1000;
-    if (parsed.kind === "done" || (parsed.kind === "command" && parsed.done) || this.commands >= this.maxTurns || outOfTime) {
-      return { kind: "ok", value: await this.finish(observation, outOfTime) };
-    }
-    return { kind: "ok", value: { observation, reward: 0, terminated: false, truncated: false, info: {} } };
+    if (parsed.kind === "done" || (parsed.kind === "command" && parsed.done) || last || outOfTime) return this.finish(observation, outOfTime);
+    return { observation, reward: 0, terminated: false, truncated: false, info: {} };
   }
 
-  private async finish(observation: string, outOfTime: boolean): Promise<StepResult> {
+  private async finish(observation: string, outOfTime: boolean, invalid = false): Promise<StepResult> {
     const session = this.session as TerminalSession;
     this.finished = true;
     const verification = await session.verify();
@@ -144,7 +154,7 @@ export class TerminalEnvSession implements EnvSession {
       terminated: true,
       truncated: false,
       // not the tests' output: it can state the expected answer, and a served task is the same instance every episode
-      info: { verifier: { reward: verification.reward, rewardError: verification.rewardError, exitCode: verification.exitCode, timedOut: verification.timedOut } },
+      info: { verifier: { reward: verification.reward, rewardError: verification.rewardError, exitCode: verification.exitCode, timedOut: verification.timedOut }, ...(invalid ? { [INVALID_ACTION_INFO_KEY]: true } : {}) },
     };
   }
 
