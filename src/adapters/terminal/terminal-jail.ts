@@ -216,7 +216,7 @@ function commandResult(answer: Record<string, unknown>): CommandResult {
  * namespace and, where cgroups can be made, a cgroup of its own (memory `task.memoryMb`, pids,
  * CPU `task.cpus`). The holder lays a copy-on-write overlay over the cached base root on a tmpfs
  * of `task.storageMb` (the disk limit), and every process of the episode runs in a bubblewrap
- * jail over it: all namespaces unshared (network too, unless the task declares it), capabilities
+ * jail over it: all namespaces unshared (network too, unless the operator allows a task's network), capabilities
  * dropped, a seccomp filter that refuses mount, namespaces, ptrace, kernel modules, bpf and the
  * like. Roots are prepared per session from the task's set-up steps.
  */
@@ -241,7 +241,14 @@ export class TerminalJailRuntime implements TerminalRuntime {
         message: `${task.name} asks for the network (allow_internet or network_mode = "public"); a jail with the network reaches the host's loopback services, so it is granted only when the operator allows it (TerminalJailRuntime allowNetwork)`,
       };
     }
-    const lower = await ensureRoot(task.image, this.options);
+    let lower: string;
+    try {
+      lower = await ensureRoot(task.image, this.options);
+    } catch (error) {
+      // no mmdebstrap is the machine's problem (thrown); an image that does not build is the task's (an outcome)
+      if (error instanceof SandboxUnavailableError && error.message.startsWith("mmdebstrap is not installed")) throw error;
+      return { kind: "crash", message: `the task's image could not be built: ${(error as Error).message}` };
+    }
     if (this.cgroups === undefined) {
       this.cgroups = probeCgroups();
       if (this.cgroups.active) sweepStaleCgroups(this.cgroups);
