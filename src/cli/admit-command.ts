@@ -19,7 +19,7 @@ import { openSandbox } from "../adapters/sandbox/index.js";
 import { mapWithConcurrency } from "../support/concurrency.js";
 import { admissionResources } from "./admission-resources.js";
 import { admitTerminalCommand, evaluateTerminalCommand, isTerminalCorpus } from "./admit-terminal.js";
-import { isHarborTaskFolder } from "../adapters/terminal/harbor-task.js";
+import { isHarborTaskFolder } from "../adapters/terminal/index.js";
 import { loadCandidate } from "./load-candidate.js";
 import { writeAdmission, writeEvaluationReport } from "./admit-output.js";
 import { modelOptionsOf } from "./model-options.js";

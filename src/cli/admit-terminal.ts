@@ -4,36 +4,25 @@ import { fileURLToPath } from "node:url";
 import type { Config } from "../config/index.js";
 import { ConfigError, type RejectVerdict, type TerminalTask } from "../spec/index.js";
 import { scoreEvaluation, type FixtureLabel, type FixtureOutcome } from "../core/admission/index.js";
-import { admitTerminalTask, TERMINAL_GATE_NAMES } from "../core/admission/terminal/terminal-admission.js";
-import type { TerminalAdmissionContext } from "../core/admission/terminal/terminal-gate.js";
-import { isHarborTaskFolder, readHarborTask } from "../adapters/terminal/harbor-task.js";
-import { TerminalJailRuntime } from "../adapters/terminal/terminal-jail.js";
+import { admitTerminalTask, TERMINAL_GATE_NAMES } from "../core/admission/index.js";
+import type { TerminalAdmissionContext } from "../core/admission/index.js";
+import { isHarborTaskFolder, readHarborTask, readHarborTaskFolders, TerminalJailRuntime } from "../adapters/terminal/index.js";
 import { writeAdmission, writeEvaluationReport } from "./admit-output.js";
 
 /** The hand-written terminal seed tasks shipped with envforge (the terminal novelty pool's start). */
 export const TERMINAL_SEED_FOLDER = fileURLToPath(new URL("../../envs/terminal-seeds", import.meta.url));
 
-/** Task folders directly under `folder` (those with a task.toml), sorted. */
-function taskFolders(folder: string): string[] {
-  if (!existsSync(folder)) return [];
-  return readdirSync(folder, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && isHarborTaskFolder(join(folder, entry.name)))
-    .map((entry) => join(folder, entry.name))
-    .sort();
-}
-
 /** The terminal seed tasks, read; a seed that does not read is a defect of the checkout. */
 export function terminalSeeds(): TerminalTask[] {
-  return taskFolders(TERMINAL_SEED_FOLDER).map((folder) => {
-    const task = readHarborTask(folder);
-    if ("status" in task) throw new ConfigError(`terminal seed ${folder} does not read: ${task.message}`);
+  return readHarborTaskFolders(TERMINAL_SEED_FOLDER).map((task) => {
+    if ("status" in task) throw new ConfigError(`terminal seed ${String(task.evidence?.folder ?? TERMINAL_SEED_FOLDER)} does not read: ${task.message}`);
     return task;
   });
 }
 
 /** Whether `dir` is a folder of labelled Harbor task fixtures (for `admit --eval`). */
 export function isTerminalCorpus(dir: string): boolean {
-  return taskFolders(dir).length > 0;
+  return !isHarborTaskFolder(dir) && readHarborTaskFolders(dir).length > 0;
 }
 
 function context(config: Config, runtime: TerminalJailRuntime, pool: readonly TerminalTask[]): TerminalAdmissionContext {
@@ -71,7 +60,8 @@ export async function evaluateTerminalCommand(dir: string, config: Config, json:
   const runtime = new TerminalJailRuntime();
   try {
     const outcomes: FixtureOutcome[] = [];
-    const entries: { fixture: string; label: FixtureLabel; folder: string }[] = taskFolders(dir).map((folder) => {
+    const folders = readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory() && isHarborTaskFolder(join(dir, entry.name))).map((entry) => join(dir, entry.name)).sort();
+    const entries: { fixture: string; label: FixtureLabel; folder: string }[] = folders.map((folder) => {
       const raw = JSON.parse(readFileSync(join(folder, "expected.json"), "utf8")) as { gate?: string | null; reason?: string | null };
       return { fixture: folder.split("/").pop() as string, label: { gate: raw.gate ?? null, reason: raw.reason ?? null }, folder };
     });

@@ -3,17 +3,17 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readCorpus } from "../adapters/corpus/index.js";
 import { openModel } from "../adapters/llm/index.js";
-import { readHarborTask } from "../adapters/terminal/harbor-task.js";
-import { readTaskFiles, writeTaskFolder } from "../adapters/terminal/task-folder.js";
-import { TerminalJailRuntime } from "../adapters/terminal/terminal-jail.js";
+import { readHarborTask } from "../adapters/terminal/index.js";
+import { readTaskFiles, writeTaskFolder } from "../adapters/terminal/index.js";
+import { TerminalJailRuntime } from "../adapters/terminal/index.js";
 import { parseConfig, type Config } from "../config/index.js";
-import { admitTerminalTask } from "../core/admission/terminal/terminal-admission.js";
-import type { TerminalAdmissionContext } from "../core/admission/terminal/terminal-gate.js";
+import { admitTerminalTask } from "../core/admission/index.js";
+import type { TerminalAdmissionContext } from "../core/admission/index.js";
 import { seededRandom } from "../core/rollout/index.js";
 import { deriveSeed, sampleWithoutReplacement } from "../core/selfplay/sampling.js";
-import { buildTerminalDesignerPrompt } from "../core/terminal/terminal-designer-prompt.js";
-import { parseTerminalDesign } from "../core/terminal/parse-terminal-design.js";
-import { ConfigError, type TerminalTask, type Verdict } from "../spec/index.js";
+import { buildTerminalDesignerPrompt } from "../core/terminal/index.js";
+import { parseTerminalDesign } from "../core/terminal/index.js";
+import { ConfigError, EnvforgeError, reject, type TerminalTask, type Verdict } from "../spec/index.js";
 import { TERMINAL_SEED_FOLDER, terminalSeeds } from "./admit-terminal.js";
 import { MeteredModel } from "./metered-model.js";
 import { modelOptionsOf } from "./model-options.js";
@@ -128,8 +128,20 @@ export async function designTerminalCommand(flags: DesignTerminalFlags, write: (
       const documents = sampleWithoutReplacement(corpus, DOCUMENTS_PER_DESIGN, seededRandom(deriveSeed(seed, "terminal-design", index)));
       const prompt = buildTerminalDesignerPrompt(documents, example, [...seeds, ...admittedTasks].map((task) => `${task.name}: ${task.instruction.split("\n")[0]?.slice(0, 100) ?? ""}`));
       const before = { tokens: model.tokens, seconds: model.seconds };
-      const generation = await model.generate(prompt.messages, { maxTokens: flags.maxTokens ?? 2048, temperature: flags.temperature ?? 0.7, seed: deriveSeed(seed, "terminal-design-sample", index) });
-      const judged = await judgeTerminalDesign(generation.text, join(out, "designs", String(index)), { runtime, settings: config.admission, pool: [...seeds, ...admittedTasks] });
+      let completion: string;
+      try {
+        completion = (await model.generate(prompt.messages, { maxTokens: flags.maxTokens ?? 2048, temperature: flags.temperature ?? 0.7, seed: deriveSeed(seed, "terminal-design-sample", index) })).text;
+      } catch (error) {
+        if (!(error instanceof EnvforgeError)) throw error;
+        // a model error is this design's outcome (as for the program Designer), not the command's end
+        completion = "";
+        const line: TerminalDesignLine = { index, corpusDocumentIds: prompt.corpusDocumentIds, completion, tokens: 0, modelSeconds: 0, verdicts: [reject("model", "model_error", `${error.code}: ${error.message}`)], admitted: null };
+        appendFileSync(log, `${JSON.stringify(line)}\n`);
+        done.push(line);
+        if (!flags.json) write(`design ${index + 1}/${designs}: model error: ${error.message}\n`);
+        continue;
+      }
+      const judged = await judgeTerminalDesign(completion, join(out, "designs", String(index)), { runtime, settings: config.admission, pool: [...seeds, ...admittedTasks] });
       const verdicts = judged.verdicts;
       let admitted: string | null = null;
       if (judged.admitted !== null) {
@@ -141,7 +153,7 @@ export async function designTerminalCommand(flags: DesignTerminalFlags, write: (
       const line: TerminalDesignLine = {
         index,
         corpusDocumentIds: prompt.corpusDocumentIds,
-        completion: generation.text,
+        completion,
         tokens: model.tokens - before.tokens,
         modelSeconds: Math.round((model.seconds - before.seconds) * 10) / 10,
         verdicts,

@@ -1,6 +1,6 @@
 import { escapeControlCharacters } from "./terminal-text.js";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { compareEvaluations, comparisonWarnings, heldOutSeeds, levelsOf, parseLevelSelection, QUESTION_PROMPT_VERSION, runEvaluation, summarizeEvaluation, type LevelSelection, type PlannedEnvironment, type SuitePlan } from "../core/eval/index.js";
@@ -13,8 +13,7 @@ import { SqliteEvalStore, SqliteStore } from "../adapters/store/index.js";
 import { bucketOfTask, DEFAULT_REASONING_GYM_TASKS, REASONING_GYM_TABLE_VERSION, ReasoningGymSuite, taskParameters } from "../adapters/suites/reasoning-gym/index.js";
 import { ConfigError, packageId, type EvalRecord, type LanguageModel, type QuestionSuite, type Sandbox, type TerminalTask } from "../spec/index.js";
 import { terminalPackage, withTerminalRuntime } from "../core/terminal/index.js";
-import { isHarborTaskFolder, readHarborTask } from "../adapters/terminal/harbor-task.js";
-import { TerminalJailRuntime } from "../adapters/terminal/terminal-jail.js";
+import { readHarborTaskFolders, TerminalJailRuntime } from "../adapters/terminal/index.js";
 import { checkpointSteps, openCheckpointModel, storedRunConfig } from "./eval-model.js";
 import { createEvalProgress } from "./eval-progress.js";
 import { evaluationJson, formatComparison, formatEvaluation, planDifferences, planSummary } from "./eval-report.js";
@@ -250,11 +249,9 @@ async function planSuites(config: Config, questionSuite: QuestionSuite | null, r
  */
 function readTerminalSuite(name: string, folder: string): TerminalTask[] {
   if (folder === "" || !existsSync(folder) || !statSync(folder).isDirectory()) throw new ConfigError(`eval.suites ${name}: name a folder of Harbor task folders, e.g. terminal:envs/terminal-seeds`);
-  const tasks = readdirSync(folder, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && isHarborTaskFolder(join(folder, entry.name)))
-    .map((entry) => {
-      const task = readHarborTask(join(folder, entry.name));
-      if ("status" in task) throw new ConfigError(`eval.suites ${name}: ${entry.name}: ${task.message}`);
+  const tasks = readHarborTaskFolders(folder)
+    .map((task) => {
+      if ("status" in task) throw new ConfigError(`eval.suites ${name}: ${String(task.evidence?.folder ?? folder)}: ${task.message}`);
       return task;
     })
     .sort((a, b) => a.name.localeCompare(b.name));

@@ -29,7 +29,7 @@ import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
 import { envforgeCommand, resumeCommand } from "./invocation.js";
 import { evolveTerminalCommand, TERMINAL_LINEAGE_FILE, type TerminalLineageDocument } from "./evolve-terminal-command.js";
-import { isHarborTaskFolder } from "../adapters/terminal/harbor-task.js";
+import { isHarborTaskFolder } from "../adapters/terminal/index.js";
 
 /** Flags of `envforge evolve`; each maps to one config key (except `from` and `resume`). */
 export interface EvolveFlags {

@@ -3,9 +3,9 @@ import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readCorpus } from "../adapters/corpus/index.js";
 import { openModel } from "../adapters/llm/index.js";
-import { readHarborTask } from "../adapters/terminal/harbor-task.js";
-import { readTaskFiles, writeTaskFolder } from "../adapters/terminal/task-folder.js";
-import { TerminalJailRuntime } from "../adapters/terminal/terminal-jail.js";
+import { readHarborTask } from "../adapters/terminal/index.js";
+import { readTaskFiles, writeTaskFolder } from "../adapters/terminal/index.js";
+import { TerminalJailRuntime } from "../adapters/terminal/index.js";
 import type { Config } from "../config/index.js";
 import {
   attemptTerminalGeneration,
@@ -87,7 +87,9 @@ export async function evolveTerminalCommand(from: string, config: Config, outDir
       if ("status" in task) throw new ConfigError(`${last.folder}: ${task.message}`);
       const parent: TerminalLineageMember = { task, files: readTaskFiles(last.folder), sequence: last.sequence };
       let validated: TerminalGenerationAttempt | null = null;
-      for (let attempt = 0; attempt < settings.attemptsPerGeneration && validated === null; attempt += 1) {
+      // a resumed lineage goes on from the attempts already recorded at this generation
+      const first = attempts.filter((recorded) => recorded.generation === generation).length;
+      for (let attempt = first; attempt < settings.attemptsPerGeneration && validated === null; attempt += 1) {
         const result = await attemptTerminalGeneration(parent, lineageId, generation, attempt, last.direction, {
           model,
           runtime,

@@ -1,5 +1,5 @@
 import { openSandbox } from "../adapters/sandbox/index.js";
-import { TerminalJailRuntime } from "../adapters/terminal/terminal-jail.js";
+import { TerminalJailRuntime } from "../adapters/terminal/index.js";
 import { withTerminalRuntime } from "../core/terminal/index.js";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import {

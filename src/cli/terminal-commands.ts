@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
 import { ConfigError, type TerminalTask } from "../spec/index.js";
-import { readHarborTask } from "../adapters/terminal/harbor-task.js";
-import { ensureRoot, imageKey } from "../adapters/terminal/root-filesystem.js";
-import { benchTerminal } from "../adapters/terminal/terminal-bench.js";
+import { readHarborTask } from "../adapters/terminal/index.js";
+import { ensureRoot, imageKey } from "../adapters/terminal/index.js";
+import { benchTerminal } from "../adapters/terminal/index.js";
 import { TERMINAL_SEED_FOLDER, terminalSeeds } from "./admit-terminal.js";
 
 function readTasks(paths: readonly string[]): TerminalTask[] {

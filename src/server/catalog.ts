@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { isHarborTaskFolder, readHarborTask } from "../adapters/terminal/harbor-task.js";
+import { existsSync, statSync } from "node:fs";
+import { readHarborTaskFolders } from "../adapters/terminal/index.js";
 import { terminalPackage } from "../core/terminal/index.js";
 import { join } from "node:path";
 import { loadPackageFolder, loadPackageFolders, loadSeedPackages, PACKAGE_FILES } from "../adapters/package-files/index.js";
@@ -141,15 +141,6 @@ export class EnvironmentCatalog {
   }
 }
 
-/** `path` when it is a Harbor task folder, else its sub-folders that are. */
-function terminalTaskFolders(path: string): string[] {
-  if (isHarborTaskFolder(path)) return [path];
-  return readdirSync(path, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && isHarborTaskFolder(join(path, entry.name)))
-    .map((entry) => join(path, entry.name))
-    .sort();
-}
-
 /** A served entry for a package without store records. */
 function fromPackage(pkg: EnvPackage): ServedEnvironment {
   return { id: packageId(pkg), name: pkg.manifest.name, package: pkg, scores: null, round: null, lineage: null };
@@ -169,9 +160,8 @@ export function folderCatalog(paths: readonly string[]): EnvironmentCatalog {
   const packages = paths.flatMap((path) => {
     if (!existsSync(path) || !statSync(path).isDirectory()) throw new ConfigError(`--envs ${path}: not a folder`);
     const found = existsSync(join(path, PACKAGE_FILES.manifest)) ? [loadPackageFolder(path)] : loadPackageFolders(path);
-    const tasks = terminalTaskFolders(path).map((folder) => {
-      const task = readHarborTask(folder);
-      if ("status" in task) throw new ConfigError(`--envs ${folder}: ${task.message}`);
+    const tasks = readHarborTaskFolders(path).map((task) => {
+      if ("status" in task) throw new ConfigError(`--envs ${String(task.evidence?.folder ?? path)}: ${task.message}`);
       return terminalPackage(task);
     });
     if (found.length + tasks.length === 0) throw new ConfigError(`--envs ${path}: no environment package (a folder with ${PACKAGE_FILES.manifest}) or Harbor task folder (with task.toml) in it`);

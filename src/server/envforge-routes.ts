@@ -103,7 +103,9 @@ export function envforgeRoutes(parts: EnvforgeRouteParts): Route[] {
       pattern: "/v1/envs/:id",
       handle: ({ params }) => {
         const environment = parts.catalog.resolve(params.id ?? "");
-        return { status: 200, body: { ...summarise(environment), package: toPackageDocument(environment.package) } };
+        // a terminal task's package would hand out its tests and solution (the expected answers): its manifest only
+        const pkg = environment.package;
+        return { status: 200, body: { ...summarise(environment), ...(pkg.terminal === undefined ? { package: toPackageDocument(pkg) } : { manifest: pkg.manifest }) } };
       },
     },
     {

@@ -8,7 +8,8 @@ import { isRefusal, parseDockerfile } from "./dockerfile.js";
 /** Largest instruction.md, test.sh or solve.sh read, bytes. */
 const MAX_TEXT_BYTES = 256 * 1024;
 
-const Seconds = z.number().positive().max(24 * 3600);
+/** Most seconds a task may ask for its agent or its tests (a model-written task could ask for a day). */
+const Seconds = z.number().positive().max(2 * 3600);
 
 /** The part of Harbor 0.25's `task.toml` (`TaskConfig`) a terminal root honours; other keys are kept in `metadata` or ignored. */
 const TaskTomlSchema = z
@@ -22,9 +23,9 @@ const TaskTomlSchema = z
       .object({
         docker_image: z.string().optional(),
         os: z.enum(["linux"]).optional(),
-        cpus: z.number().min(0).max(64).optional(),
-        memory_mb: z.number().int().min(64).max(65536).optional(),
-        storage_mb: z.number().int().min(16).max(65536).optional(),
+        cpus: z.number().min(0).max(16).optional(),
+        memory_mb: z.number().int().min(64).max(16_384).optional(),
+        storage_mb: z.number().int().min(16).max(16_384).optional(),
         gpus: z.number().int().max(0, "GPUs are not available to terminal roots").optional(),
         allow_internet: z.boolean().optional(),
         network_mode: z.enum(["no-network", "public", "allowlist"]).optional(),
@@ -68,6 +69,21 @@ function unsafeEntry(root: string): string | null {
     return null;
   };
   return lstatSync(root).isSymbolicLink() ? "." : walk(root);
+}
+
+/**
+ * The Harbor task folders directly under `folder` (those with a task.toml), sorted by path, each
+ * read ({@link readHarborTask}: a task, or the `static` verdict of a folder that does not read);
+ * `folder` itself when it is one. Empty when there is none or `folder` does not exist.
+ */
+export function readHarborTaskFolders(folder: string): (TerminalTask | RejectVerdict)[] {
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) return [];
+  if (isHarborTaskFolder(folder)) return [readHarborTask(folder)];
+  return readdirSync(folder, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && isHarborTaskFolder(join(folder, entry.name)))
+    .map((entry) => join(folder, entry.name))
+    .sort()
+    .map(readHarborTask);
 }
 
 /** Whether `folder` looks like a Harbor task (has a task.toml). */

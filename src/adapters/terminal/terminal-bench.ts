@@ -37,10 +37,13 @@ export async function benchTerminal(task: TerminalTask, options: { readonly runs
   let firstBuildMs: number | null = null;
   if (options.build) {
     const cacheDir = mkdtempSync(join(tmpdir(), "envforge-roots-"));
-    const started = performance.now();
-    await ensureRoot(task.image, { cacheDir });
-    firstBuildMs = Math.round(performance.now() - started);
-    rmSync(cacheDir, { recursive: true, force: true });
+    try {
+      const started = performance.now();
+      await ensureRoot(task.image, { cacheDir });
+      firstBuildMs = Math.round(performance.now() - started);
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
   }
   const runtime = new TerminalJailRuntime();
   try {

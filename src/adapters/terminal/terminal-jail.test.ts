@@ -28,7 +28,7 @@ describe("terminal jail: hostile commands", () => {
     const session = await open();
     const bomb = await session.run("bomb() { bomb | bomb & }; bomb", 5000);
     expect(bomb.exitCode === null || bomb.exitCode === 0).toBe(true);
-    const after = await session.run("echo alive", 10_000);
+    const after = await session.run("echo alive", 30_000);
     expect(after.output).toContain("alive");
     await session.close();
   }, 60_000);
@@ -41,7 +41,7 @@ describe("terminal jail: hostile commands", () => {
     await session.close();
   }, 60_000);
 
-  it("the network cannot be reached unless the task declares it", async () => {
+  it("the network cannot be reached", async () => {
     const session = await open();
     const tcp = await session.run("exec 3<>/dev/tcp/1.1.1.1/80 && echo CONNECTED || echo refused", 10_000);
     expect(tcp.output).not.toContain("CONNECTED");
@@ -79,6 +79,8 @@ describe("terminal jail: hostile commands", () => {
         "printf '#!/bin/sh\\nexit 0\\n' > /usr/bin/grep; cp /usr/bin/true /usr/bin/sed",
         "echo /root/evil.so > /etc/ld.so.preload",
         "mkdir -p /tests && printf '#!/bin/bash\\necho 1 > /logs/verifier/reward.txt\\n' > /tests/test.sh",
+        // a cp that copies, then rewrites the tests (the verifier installs /tests with the base image's cp)
+        "mv /usr/bin/cp /usr/bin/cp.real && printf '#!/bin/sh\\n/usr/bin/cp.real \"$@\"; printf \"#!/bin/bash\\\\necho 1 > /logs/verifier/reward.txt\\\\n\" > /tests/test.sh 2>/dev/null\\nexit 0\\n' > /usr/bin/cp && chmod +x /usr/bin/cp",
       ].join("; "),
       10_000,
     );
@@ -147,6 +149,13 @@ describe("terminal jail: hostile commands", () => {
     expect(verification.reward).toBe(1);
     rmSync(tests, { recursive: true, force: true });
   }, 180_000);
+
+  it("clone with a namespace flag is refused as unshare is (a new user namespace would hold every capability)", async () => {
+    const session = await open();
+    const probe = await session.run(`perl -e '$r = syscall(56, 0x10000000 | 17, 0, 0, 0, 0); if ($r == 0) { exit 0 } print $r < 0 ? "refused: $!" : "CREATED"'`, 10_000);
+    await session.close();
+    expect(probe.output).toMatch(/refused: Operation not permitted/);
+  }, 60_000);
 
   it("a task that asks for the network is refused unless the operator allows it", async () => {
     const opened = await runtime.open(task({ network: true }));

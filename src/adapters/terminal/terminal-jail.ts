@@ -27,8 +27,14 @@ function sweepStaleRunFolders(): void {
     if (!Number.isInteger(pid) || pid === process.pid) continue;
     try {
       process.kill(pid, 0);
-    } catch {
-      rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    } catch (error) {
+      // only a supervisor that no longer exists (ESRCH) left it; EPERM is another user's live one
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") continue;
+      try {
+        rmSync(join(tmpdir(), name), { recursive: true, force: true });
+      } catch {
+        // not ours to remove
+      }
     }
   }
 }
@@ -46,7 +52,7 @@ export interface TerminalJailOptions extends RootFilesystemOptions {
   readonly maxOutputBytes?: number;
   /** Processes and threads in one episode's cgroup at once. @default 256 */
   readonly pids?: number;
-  /** Refuse to start episodes when the seccomp filter cannot be built. @default false */
+  /** Refuse to start episodes when the seccomp filter cannot be built (python3-seccomp missing). @default true */
   readonly requireSeccomp?: boolean;
   /** Where cgroups are created (probed once when absent). */
   readonly cgroups?: CgroupSupport;
@@ -154,7 +160,7 @@ class JailedRoot implements TerminalSession {
 
   /** Runs one set-up command from `workdir` in a shell of its own. */
   async setup(command: string, workdir: string, timeoutMs: number): Promise<CommandResult> {
-    return commandResult(await this.request({ op: "setup", command: `cd ${JSON.stringify(workdir)} && ${command}`, timeoutMs }));
+    return commandResult(await this.request({ op: "setup", command: `cd '${workdir.replace(/'/g, "'\\''")}' && ${command}`, timeoutMs }));
   }
 
   async copyIn(from: string, to: string): Promise<void> {
@@ -269,7 +275,7 @@ export class TerminalJailRuntime implements TerminalRuntime {
       bwrap: this.bwrap,
       network: task.network,
       maxOutputBytes: this.options.maxOutputBytes ?? 16_000,
-      requireSeccomp: this.options.requireSeccomp ?? false,
+      requireSeccomp: this.options.requireSeccomp ?? true,
     };
     const userArgs = process.getuid?.() === 0 ? [] : ["--user", "--map-root-user"];
     const root = JailedRoot.start("unshare", [...userArgs, "--mount", "--propagation", "private", this.python, TERMINAL_JAIL_PATH, JSON.stringify(config)], task, runDir, cgroup);

@@ -55,6 +55,10 @@ DENIED_SYSCALLS = (
 )
 
 
+# CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET, NEWTIME
+NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000, 0x00000080)
+
+
 def answer(value):
     sys.stdout.write(json.dumps(value) + "\n")
     sys.stdout.flush()
@@ -72,6 +76,15 @@ def seccomp_program():
             rules.add_rule(seccomp.ERRNO(1), name)
         except Exception:  # noqa: BLE001 - a name this kernel's table lacks
             pass
+    # clone with any namespace flag makes namespaces as unshare would (with every capability in a
+    # new user namespace); clone3 passes its flags in memory the filter cannot read, so it answers
+    # ENOSYS and the C library falls back to clone
+    for flag in NAMESPACE_FLAGS:
+        rules.add_rule(seccomp.ERRNO(1), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+    try:
+        rules.add_rule(seccomp.ERRNO(38), "clone3")
+    except Exception:  # noqa: BLE001 - an older kernel's table
+        pass
     with tempfile.TemporaryFile() as handle:
         rules.export_bpf(handle)
         handle.seek(0)
@@ -137,8 +150,16 @@ class Episode:
             fds = (fd,)
             args = args[:1] + ["--seccomp", str(fd)] + args[1:]
         try:
-            return subprocess.Popen(args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    start_new_session=True, pass_fds=fds)
+            # right after a fork bomb is killed its processes may still count against the cgroup's
+            # pids limit for a moment: a fork that fails with EAGAIN is tried again
+            for attempt in range(50):
+                try:
+                    return subprocess.Popen(args, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                            start_new_session=True, pass_fds=fds)
+                except BlockingIOError:
+                    if attempt == 49:
+                        raise
+                    time.sleep(0.1)
         finally:
             for fd in fds:
                 os.close(fd)
@@ -172,6 +193,11 @@ class Episode:
                 if os.path.isdir(source):
                     args += ["--ro-bind", source, "/" + name]
             args += ["--ro-bind", "/dev/null", "/etc/ld.so.preload"]
+            # Python's site hooks live in /etc/python3.* (Debian links sitecustomize.py there) and ~/.local
+            for name in sorted(os.listdir(os.path.join(self.lower, "etc"))):
+                if name.startswith("python3") and os.path.isdir(os.path.join(self.lower, "etc", name)):
+                    args += ["--ro-bind", os.path.join(self.lower, "etc", name), "/etc/" + name]
+            args += ["--tmpfs", "/root/.local", "--setenv", "PYTHONNOUSERSITE", "1"]
         return args
 
     def start_shell(self, workdir=None):
@@ -194,7 +220,8 @@ class Episode:
         # the command travels in a here-document with an unguessable delimiter and runs with eval in
         # the shell itself (working directory and variables carry over); nothing is written into the
         # root, where the agent could plant a symbolic link
-        line = (f"__envforge_command=$(cat <<'__envforge_{nonce}'\n{command}\n__envforge_{nonce}\n)\n"
+        # read and eval are builtins: no fork, so the shell still answers while a fork bomb holds the pids
+        line = (f"IFS= read -r -d '' __envforge_command <<'__envforge_{nonce}'\n{command}\n__envforge_{nonce}\n"
                 f"eval \"$__envforge_command\" </dev/null 2>&1; printf '\\n__envforge_{nonce}_%d__\\n' \"$?\"\n")
         started = time.monotonic()
         try:
@@ -227,8 +254,9 @@ class Episode:
         kill_group(process)
         return (None if timed_out else process.wait()), reader.text(), timed_out
 
-    def copy_into_root(self, source, target):
-        """Copies a host file or folder to `target` in the root, inside the jail (links stay links)."""
+    def copy_into_root(self, source, target, verifier=False):
+        """Copies a host file or folder to `target` in the root, inside the jail (links stay links);
+        with `verifier`, with the base image's tools (the agent may have replaced cp or sh)."""
         if not target.startswith("/") or "\x00" in target:
             raise ValueError(f"not an absolute path inside the root: {target!r}")
         quoted = shell_quote(target)
@@ -236,7 +264,7 @@ class Episode:
             script = f"mkdir -p {quoted} && cp -R --preserve=mode,timestamps /run/envforge-io/source/. {quoted}"
         else:
             script = f"mkdir -p \"$(dirname {quoted})\" && cp --preserve=mode,timestamps /run/envforge-io/source {quoted}"
-        code, output, timed_out = self.jail_exec(["/bin/sh", "-c", script], 60_000, source=source)
+        code, output, timed_out = self.jail_exec(["/bin/sh", "-c", script], 60_000, source=source, verifier=verifier)
         if code != 0:
             raise RuntimeError(f"copying to {target} failed ({'timed out' if timed_out else f'exit {code}'}): {output.strip()[-300:]}")
 
@@ -245,7 +273,7 @@ class Episode:
         prepared, output, _ = self.jail_exec(["/bin/sh", "-c", "rm -rf /tests /logs/verifier && mkdir -p /logs/verifier"], 30_000, verifier=True)
         if prepared != 0:
             return self.no_reward(f"the verifier's folders could not be prepared: {output.strip()[-200:]}", "", None, False, 0)
-        self.copy_into_root(tests, "/tests")
+        self.copy_into_root(tests, "/tests", verifier=True)
         args = self.jail_args(verifier=True) + ["--chdir", self.workdir, "/bin/bash", "/tests/test.sh"]
         started = time.monotonic()
         process = self.spawn(args, subprocess.DEVNULL)

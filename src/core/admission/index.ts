@@ -26,3 +26,4 @@ export * from "./self-review-gate.js";
 export * from "./calibration-gate.js";
 export * from "./pipeline.js";
 export * from "./evaluation.js";
+export * from "./terminal/index.js";

@@ -14,7 +14,7 @@ import {
   type TerminalTask,
   type Verdict,
 } from "../../spec/index.js";
-import { admitTerminalTask } from "../admission/terminal/terminal-admission.js";
+import { admitTerminalTask } from "../admission/index.js";
 import { seededRandom } from "../rollout/index.js";
 import { deriveSeed } from "../selfplay/sampling.js";
 import type { TaskFiles } from "../terminal/parse-terminal-design.js";

@@ -7,3 +7,5 @@ export * from "./terminal-actions.js";
 export * from "./terminal-environment.js";
 export * from "./terminal-package.js";
 export * from "./terminal-sandbox.js";
+export * from "./parse-terminal-design.js";
+export * from "./terminal-designer-prompt.js";
