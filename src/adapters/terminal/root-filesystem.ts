@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { SandboxUnavailableError, type TerminalImage } from "../../spec/index.js";
+import { EnvforgeError, SandboxUnavailableError, type TerminalImage } from "../../spec/index.js";
 
 /** Options of {@link ensureRoot}. */
 export interface RootFilesystemOptions {
@@ -25,6 +25,13 @@ export function imageKey(image: TerminalImage, mirror: string): string {
   return createHash("sha256").update(JSON.stringify({ suite: image.suite, packages: [...image.packages].sort(), mirror, variant: "minbase" })).digest("hex").slice(0, 16);
 }
 
+/** A root that does not build (a package the archive lacks, an unreachable archive): the task's image, not the machine. */
+export class ImageBuildError extends EnvforgeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super("image_build_failed", message, options);
+  }
+}
+
 const building = new Map<string, Promise<string>>();
 
 function run(command: string, args: readonly string[], timeoutMs: number): Promise<{ stdout: string; stderr: string }> {
@@ -44,7 +51,8 @@ function run(command: string, args: readonly string[], timeoutMs: number): Promi
  * when complete). Roots are built as root (`--mode=root`); without root, `--mode=unshare`
  * (needs subordinate uids in /etc/subuid).
  *
- * @throws SandboxUnavailableError when mmdebstrap is missing or the build fails (the message holds its last output)
+ * @throws SandboxUnavailableError when mmdebstrap is missing (the machine's problem)
+ * @throws ImageBuildError when the build fails (the message holds mmdebstrap's last output)
  */
 export function ensureRoot(image: TerminalImage, options: RootFilesystemOptions = {}): Promise<string> {
   const mirror = options.mirror ?? "http://deb.debian.org/debian";
@@ -65,13 +73,10 @@ export function ensureRoot(image: TerminalImage, options: RootFilesystemOptions 
     } catch (error) {
       rmSync(partial, { recursive: true, force: true });
       const stderr = String((error as { stderr?: string }).stderr ?? "").trim().split("\n").slice(-5).join("\n");
-      const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
-      throw new SandboxUnavailableError(
-        missing
-          ? "mmdebstrap is not installed; terminal roots are built with it: apt-get install -y mmdebstrap"
-          : `building the terminal root (${image.suite}${image.packages.length > 0 ? ` with ${image.packages.join(", ")}` : ""}) failed: ${stderr || (error as Error).message}`,
-        { cause: error },
-      );
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+        throw new SandboxUnavailableError("mmdebstrap is not installed; terminal roots are built with it: apt-get install -y mmdebstrap", { cause: error });
+      }
+      throw new ImageBuildError(`building the terminal root (${image.suite}${image.packages.length > 0 ? ` with ${image.packages.join(", ")}` : ""}) failed: ${stderr || (error as Error).message}`, { cause: error });
     }
     if (existsSync(join(folder, "image.json"))) {
       rmSync(partial, { recursive: true, force: true }); // another process finished first

@@ -157,6 +157,16 @@ describe("terminal jail: hostile commands", () => {
     expect(probe.output).toMatch(/refused: Operation not permitted/);
   }, 60_000);
 
+  it("an image that does not build is the task's failure outcome, not an exception", async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), "envforge-roots-"));
+    const unreachable = new TerminalJailRuntime({ cacheDir, mirror: "http://127.0.0.1:9/debian" });
+    const opened = await unreachable.open(task());
+    await unreachable.close();
+    rmSync(cacheDir, { recursive: true, force: true });
+    expect(opened.kind).toBe("crash");
+    expect(opened.kind !== "ok" && opened.message).toMatch(/image could not be built/);
+  }, 120_000);
+
   it("a task that asks for the network is refused unless the operator allows it", async () => {
     const opened = await runtime.open(task({ network: true }));
     expect(opened.kind).toBe("forbidden");

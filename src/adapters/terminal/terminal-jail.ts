@@ -15,7 +15,7 @@ import {
   type VerifierResult,
 } from "../../spec/index.js";
 import { JailCgroup, probeCgroups, sweepStaleCgroups, type CgroupSupport } from "../sandbox/cgroup.js";
-import { ensureRoot, type RootFilesystemOptions } from "./root-filesystem.js";
+import { ensureRoot, ImageBuildError, type RootFilesystemOptions } from "./root-filesystem.js";
 
 /** Prefix of an episode's run folder in the temporary folder: `envforge-terminal-<supervisor pid>-<random>`. */
 const RUN_FOLDER_PREFIX = "envforge-terminal-";
@@ -251,9 +251,9 @@ export class TerminalJailRuntime implements TerminalRuntime {
     try {
       lower = await ensureRoot(task.image, this.options);
     } catch (error) {
-      // no mmdebstrap is the machine's problem (thrown); an image that does not build is the task's (an outcome)
-      if (error instanceof SandboxUnavailableError && error.message.startsWith("mmdebstrap is not installed")) throw error;
-      return { kind: "crash", message: `the task's image could not be built: ${(error as Error).message}` };
+      // an image that does not build is the task's problem (an outcome); no mmdebstrap is the machine's (thrown)
+      if (!(error instanceof ImageBuildError)) throw error;
+      return { kind: "crash", message: `the task's image could not be built: ${error.message}` };
     }
     if (this.cgroups === undefined) {
       this.cgroups = probeCgroups();
