@@ -167,6 +167,18 @@ describe("terminal jail: hostile commands", () => {
     expect(opened.kind !== "ok" && opened.message).toMatch(/image could not be built/);
   }, 120_000);
 
+  it("sessions past maxSessions are refused until one closes", async () => {
+    const small = new TerminalJailRuntime({ maxSessions: 2 });
+    const first = await small.open(task());
+    const second = await small.open(task());
+    const third = await small.open(task());
+    expect([first.kind, second.kind, third.kind]).toEqual(["ok", "ok", "forbidden"]);
+    if (first.kind === "ok") await first.value.close();
+    const again = await small.open(task());
+    expect(again.kind).toBe("ok");
+    await small.close();
+  }, 60_000);
+
   it("a task that asks for the network is refused unless the operator allows it", async () => {
     const opened = await runtime.open(task({ network: true }));
     expect(opened.kind).toBe("forbidden");

@@ -62,6 +62,11 @@ export interface TerminalJailOptions extends RootFilesystemOptions {
    * so it is the operator's choice, never a task's. @default false (such tasks are refused: `forbidden`)
    */
   readonly allowNetwork?: boolean;
+  /**
+   * Sessions (roots with their holder, tmpfs and cgroup) open at once; one more is refused with a
+   * failure outcome until one closes. Bounds what clients of `envforge serve` can hold. @default 32
+   */
+  readonly maxSessions?: number;
 }
 
 interface Pending {
@@ -246,6 +251,10 @@ export class TerminalJailRuntime implements TerminalRuntime {
         kind: "forbidden",
         message: `${task.name} asks for the network (allow_internet or network_mode = "public"); a jail with the network reaches the host's loopback services, so it is granted only when the operator allows it (TerminalJailRuntime allowNetwork)`,
       };
+    }
+    const maxSessions = this.options.maxSessions ?? 32;
+    if (this.sessions.size >= maxSessions) {
+      return { kind: "forbidden", message: `the terminal runtime already holds ${maxSessions} sessions (its maxSessions); close one first` };
     }
     let lower: string;
     try {
