@@ -12,8 +12,9 @@ afterEach(() => {
 });
 
 function copy(edit: (dir: string) => void): string {
-  const dir = join(mkdtempSync(join(tmpdir(), "envforge-harbor-")), "task");
-  folders.push(dir);
+  const parent = mkdtempSync(join(tmpdir(), "envforge-harbor-"));
+  folders.push(parent);
+  const dir = join(parent, "task");
   cpSync(SEED, dir, { recursive: true });
   edit(dir);
   return dir;

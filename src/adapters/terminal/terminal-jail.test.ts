@@ -9,7 +9,18 @@ import { TerminalJailRuntime } from "./terminal-jail.js";
 // The terminal-specific hostile set: what an agent's commands try against the jail, the host and
 // the verifier. Each runs in a real jail over the real root of the seed config-file.
 const runtime = new TerminalJailRuntime({ maxOutputBytes: 4000 });
-afterAll(() => runtime.close());
+const scratch: string[] = [];
+afterAll(async () => {
+  await runtime.close();
+  for (const folder of scratch) rmSync(folder, { recursive: true, force: true });
+});
+
+/** A temporary folder removed after the tests. */
+function temporary(prefix: string): string {
+  const folder = mkdtempSync(join(tmpdir(), prefix));
+  scratch.push(folder);
+  return folder;
+}
 
 function task(overrides: Partial<TerminalTask> = {}): TerminalTask {
   const read = readHarborTask("envs/terminal-seeds/config-file");
@@ -91,7 +102,7 @@ describe("terminal jail: hostile commands", () => {
   }, 60_000);
 
   it("the tests use the base image's tools even when the agent re-points /etc/alternatives", async () => {
-    const tests = mkdtempSync(join(tmpdir(), "envforge-tests-"));
+    const tests = temporary("envforge-tests-");
     writeFileSync(join(tests, "test.sh"), "#!/bin/bash\nawk 'BEGIN { print 0 }' > /logs/verifier/reward.txt\n");
     const session = await open({ testsDir: tests });
     await session.run("printf '#!/bin/sh\\necho 1\\n' > /root/fake && chmod +x /root/fake && ln -sf /root/fake /etc/alternatives/awk && awk 'BEGIN { print 0 }'", 5000);
@@ -102,7 +113,7 @@ describe("terminal jail: hostile commands", () => {
   }, 60_000);
 
   it("a link the agent plants where the jail used to write its command file reaches no host file", async () => {
-    const victim = join(mkdtempSync(join(tmpdir(), "envforge-victim-")), "victim.txt");
+    const victim = join(temporary("envforge-victim-"), "victim.txt");
     writeFileSync(victim, "host data\n");
     const session = await open();
     await session.run(`mkdir -p /run/envforge && ln -sf ${victim} /run/envforge/command; ln -sf ${victim} /run/envforge-io`, 5000);
@@ -113,9 +124,9 @@ describe("terminal jail: hostile commands", () => {
   }, 60_000);
 
   it("a COPY onto a link that a set-up RUN planted stays inside the root", async () => {
-    const victim = join(mkdtempSync(join(tmpdir(), "envforge-victim-")), "victim.txt");
+    const victim = join(temporary("envforge-victim-"), "victim.txt");
     writeFileSync(victim, "host data\n");
-    const environment = mkdtempSync(join(tmpdir(), "envforge-env-"));
+    const environment = temporary("envforge-env-");
     mkdirSync(join(environment, "d"));
     writeFileSync(join(environment, "d", "f"), "from the task\n");
     const opened = await runtime.open(task({ setup: [{ kind: "run", command: `mkdir -p /app/d && ln -s ${victim} /app/d/f`, workdir: "/" }, { kind: "copy", from: join(environment, "d"), to: "/app/d" }] }));
@@ -125,7 +136,7 @@ describe("terminal jail: hostile commands", () => {
   }, 60_000);
 
   it("tests killed by a signal, tests past their limit, and a /logs the agent replaced give no reward, not an error", async () => {
-    const tests = mkdtempSync(join(tmpdir(), "envforge-tests-"));
+    const tests = temporary("envforge-tests-");
     writeFileSync(join(tests, "test.sh"), "#!/bin/bash\nmake -C /app >/dev/null 2>&1\necho 0 > /logs/verifier/reward.txt\n");
     const killed = await open({ testsDir: tests, image: { suite: "bookworm", packages: ["gcc", "libc6-dev", "make"] } });
     await killed.run("printf 'all:\\n\\t@echo 1 > /logs/verifier/reward.txt; kill -9 -1\\n' > /app/Makefile", 5000);
