@@ -22,8 +22,9 @@ const RUN_FOLDER_PREFIX = "envforge-terminal-";
 
 /** Removes the run folders (empty mount points) that supervisors which no longer run left behind. */
 function sweepStaleRunFolders(): void {
+  const pattern = new RegExp(`^${RUN_FOLDER_PREFIX}(\\d+)-`);
   for (const name of readdirSync(tmpdir())) {
-    const pid = Number(new RegExp(`^${RUN_FOLDER_PREFIX}(\\d+)-`).exec(name)?.[1]);
+    const pid = Number(pattern.exec(name)?.[1]);
     if (!Number.isInteger(pid) || pid === process.pid) continue;
     try {
       process.kill(pid, 0);
@@ -103,7 +104,8 @@ class JailedRoot implements TerminalSession {
   }
 
   static start(command: string, args: readonly string[], task: TerminalTask, runDir: string, cgroup: JailCgroup | null): JailedRoot {
-    const started = cgroup ? cgroup.wrap({ command, args, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } }) : { command, args, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } };
+    const plain = { command, args, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } };
+    const started = cgroup ? cgroup.wrap(plain) : plain;
     const child = spawn(started.command, [...started.args], { stdio: ["pipe", "pipe", "pipe"], detached: true, env: { ...started.env } });
     let readyResolve: (value: Record<string, unknown>) => void = () => undefined;
     let readyReject: (error: Error) => void = () => undefined;

@@ -16,7 +16,7 @@ export function terminalControlsGate(): TerminalGate {
   return {
     name: "negative-controls",
     async check(task, context) {
-      const empty = await playControl(task, context, () => finishAtOncePolicy);
+      const empty = await playControl(task, context, () => finishAtOncePolicy, "empty/0");
       if (empty.episode.won) return reject("negative-controls", "empty_solution_passes", "the tests pass when the agent does nothing", controlEvidence(empty));
       for (const seed of RANDOM_SEEDS) {
         const random = await playControl(task, context, () => randomCommandsPolicy(task.instruction, seededRandom(seed)));

@@ -16,8 +16,8 @@ export function terminalDeterminismGate(): TerminalGate {
     async check(task, context) {
       const runs: Record<string, (number | null)[]> = { oracle: [], empty: [] };
       for (let repeat = 0; repeat < REPEATS; repeat += 1) {
-        if (task.solutionDir !== null) runs.oracle?.push((await playControl(task, context, (session) => oraclePolicy(session))).verification?.reward ?? null);
-        runs.empty?.push((await playControl(task, context, () => finishAtOncePolicy)).verification?.reward ?? null);
+        if (task.solutionDir !== null) runs.oracle?.push((await playControl(task, context, (session) => oraclePolicy(session), `oracle/${repeat}`)).verification?.reward ?? null);
+        runs.empty?.push((await playControl(task, context, () => finishAtOncePolicy, `empty/${repeat}`)).verification?.reward ?? null);
       }
       for (const [agent, rewards] of Object.entries(runs)) {
         if (new Set(rewards).size > 1) return reject("deterministic", "nondeterministic", `the ${agent} episode's reward changed between fresh roots: ${rewards.map((reward) => reward ?? "none").join(", ")}`, { rewards: runs });

@@ -33,8 +33,32 @@ export interface ControlEpisode {
   readonly commands: readonly { readonly command: string; readonly result: CommandResult }[];
 }
 
-/** Plays `policy` (built for the live session) on a fresh root of `task`; the tests run at its end. */
-export async function playControl(task: TerminalTask, context: TerminalAdmissionContext, policy: (session: TerminalEnvSession) => Policy): Promise<ControlEpisode> {
+/** Control episodes already played, per admission context, by task folder and key. */
+const played = new WeakMap<TerminalAdmissionContext, Map<string, Promise<ControlEpisode>>>();
+
+/**
+ * Plays `policy` (built for the live session) on a fresh root of `task`; the tests run at its end.
+ * With `key` (e.g. `oracle/0`), the episode is played once per admission context and shared: the
+ * determinism gate's first oracle and empty episodes are the ones the oracle and negative-controls
+ * gates judge, as the program gates share `playOracle`.
+ */
+export function playControl(task: TerminalTask, context: TerminalAdmissionContext, policy: (session: TerminalEnvSession) => Policy, key?: string): Promise<ControlEpisode> {
+  if (key === undefined) return playFresh(task, context, policy);
+  let episodes = played.get(context);
+  if (episodes === undefined) {
+    episodes = new Map();
+    played.set(context, episodes);
+  }
+  const id = `${task.folder}\0${key}`;
+  let episode = episodes.get(id);
+  if (episode === undefined) {
+    episode = playFresh(task, context, policy);
+    episodes.set(id, episode);
+  }
+  return episode;
+}
+
+async function playFresh(task: TerminalTask, context: TerminalAdmissionContext, policy: (session: TerminalEnvSession) => Policy): Promise<ControlEpisode> {
   const maxTurns = context.maxTurns ?? 8;
   const session = new TerminalEnvSession(context.runtime, task, { maxTurns });
   try {

@@ -11,7 +11,7 @@ export function terminalOracleGate(): TerminalGate {
     name: "oracle",
     async check(task, context) {
       if (task.solutionDir === null) return reject("oracle", "oracle_error", "the task has no solution/solve.sh: the oracle of a terminal task is that script");
-      const control = await playControl(task, context, (session) => oraclePolicy(session));
+      const control = await playControl(task, context, (session) => oraclePolicy(session), "oracle/0");
       if (control.episode.failure !== undefined) return reject("oracle", "oracle_error", `the oracle's episode failed: ${control.episode.failure.message}`, controlEvidence(control));
       const solve = control.commands[0]?.result;
       if (solve !== undefined && (solve.timedOut || solve.exitCode !== 0)) {
