@@ -28,11 +28,18 @@ const FIXTURES = {
   "no-solution": ["oracle", "oracle_error", "there is no solution/solve.sh", (dir) => rmSync(join(dir, "solution"), { recursive: true })],
   "wrong-solution": ["oracle", "oracle_failed", "solve.sh writes the wrong port", (dir) => writeFileSync(join(dir, "solution/solve.sh"), readFileSync(join(SEED, "solution/solve.sh"), "utf8").replace("port = 8080", "port = 8081"))],
   "tests-always-pass": ["negative-controls", "empty_solution_passes", "the tests pass whatever the agent did", (dir) => writeFileSync(join(dir, "tests/test.sh"), PASS_TESTS)],
+  "hint-too-short": ["hint", "hint_length", "the hint is 8 characters, under admission.hintMinChars", (dir) => setHint(dir, "Use cat.")],
+  "hint-gives-solution": ["hint", "hint_leaks_answer", "the hint spells out solve.sh's first command", (dir) => setHint(dir, "Run exactly: cat > /app/config/app.ini <<'END' and then the lines the instruction lists, then END.")],
   "tests-pass-on-any-note": ["negative-controls", "random_commands_pass", "the tests pass as soon as anything is written to /tmp", (dir) => writeFileSync(join(dir, "tests/test.sh"), "#!/bin/bash\nif [ -n \"$(ls -A /tmp)\" ] || [ -f /app/config/app.ini ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt\n")],
 };
 
 function appendFile(dir, file, text) {
   writeFileSync(join(dir, file), readFileSync(join(dir, file), "utf8") + text);
+}
+
+function setHint(dir, hint) {
+  const path = join(dir, "task.toml");
+  writeFileSync(path, readFileSync(path, "utf8").replace(/^hint = .*$/m, `hint = ${JSON.stringify(hint)}`));
 }
 
 function appendToml(dir, text) {

@@ -8,6 +8,7 @@ import { admitTerminalTask, TERMINAL_GATE_NAMES } from "../core/admission/index.
 import type { TerminalAdmissionContext } from "../core/admission/index.js";
 import { isHarborTaskFolder, readHarborTask, readHarborTaskFolders, TerminalJailRuntime } from "../adapters/terminal/index.js";
 import { writeAdmission, writeEvaluationReport } from "./admit-output.js";
+import { terminalRuntimeOf } from "./terminal-runtime.js";
 
 /** The hand-written terminal seed tasks shipped with envforge (the terminal novelty pool's start). */
 export const TERMINAL_SEED_FOLDER = fileURLToPath(new URL("../../envs/terminal-seeds", import.meta.url));
@@ -39,7 +40,7 @@ export async function admitTerminalCommand(path: string, config: Config, json: b
   if ("status" in task) {
     return writeAdmission({ admitted: false, verdicts: [task], timingsMs: { static: 0 } }, json, write);
   }
-  const runtime = new TerminalJailRuntime();
+  const runtime = terminalRuntimeOf(config);
   try {
     const here = realpathSync(path);
     const pool = terminalSeeds().filter((seed) => seed.folder !== here);
@@ -57,7 +58,7 @@ export async function admitTerminalCommand(path: string, config: Config, json: b
  */
 export async function evaluateTerminalCommand(dir: string, config: Config, json: boolean | undefined, write: (text: string) => void): Promise<number> {
   const seeds = terminalSeeds();
-  const runtime = new TerminalJailRuntime();
+  const runtime = terminalRuntimeOf(config);
   try {
     const outcomes: FixtureOutcome[] = [];
     const folders = readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory() && isHarborTaskFolder(join(dir, entry.name))).map((entry) => join(dir, entry.name)).sort();

@@ -5,7 +5,6 @@ import { readCorpus } from "../adapters/corpus/index.js";
 import { openModel } from "../adapters/llm/index.js";
 import { readHarborTask } from "../adapters/terminal/index.js";
 import { readTaskFiles, writeTaskFolder } from "../adapters/terminal/index.js";
-import { TerminalJailRuntime } from "../adapters/terminal/index.js";
 import { parseConfig, type Config } from "../config/index.js";
 import { admitTerminalTask } from "../core/admission/index.js";
 import type { TerminalAdmissionContext } from "../core/admission/index.js";
@@ -17,6 +16,7 @@ import { ConfigError, EnvforgeError, reject, type TerminalTask, type Verdict } f
 import { TERMINAL_SEED_FOLDER, terminalSeeds } from "./admit-terminal.js";
 import { MeteredModel } from "./metered-model.js";
 import { modelOptionsOf } from "./model-options.js";
+import { terminalRuntimeOf } from "./terminal-runtime.js";
 
 /** The shipped corpus of the terminal Designer: short texts on shell tools, logs, builds and git, written for envforge. */
 export const TERMINAL_CORPUS_PATH = fileURLToPath(new URL("../../corpus/terminal.jsonl", import.meta.url));
@@ -118,7 +118,7 @@ export async function designTerminalCommand(flags: DesignTerminalFlags, write: (
     return "status" in task ? [] : [task];
   });
   const model = new MeteredModel(await openModel(config.model.spec, modelOptionsOf(config)));
-  const runtime = new TerminalJailRuntime();
+  const runtime = terminalRuntimeOf(config);
   const seed = flags.seed ?? 1;
   const started = performance.now();
   const resumed = done.length;

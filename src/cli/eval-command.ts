@@ -12,8 +12,9 @@ import { openSandbox } from "../adapters/sandbox/index.js";
 import { SqliteEvalStore, SqliteStore } from "../adapters/store/index.js";
 import { bucketOfTask, DEFAULT_REASONING_GYM_TASKS, REASONING_GYM_TABLE_VERSION, ReasoningGymSuite, taskParameters } from "../adapters/suites/reasoning-gym/index.js";
 import { ConfigError, packageId, type EvalRecord, type LanguageModel, type QuestionSuite, type Sandbox, type TerminalTask } from "../spec/index.js";
-import { terminalPackage, withTerminalRuntime } from "../core/terminal/index.js";
-import { readHarborTaskFolders, TerminalJailRuntime } from "../adapters/terminal/index.js";
+import { terminalPackage } from "../core/terminal/index.js";
+import { readHarborTaskFolders } from "../adapters/terminal/index.js";
+import { terminalSandboxOf } from "./terminal-runtime.js";
 import { checkpointSteps, openCheckpointModel, storedRunConfig } from "./eval-model.js";
 import { createEvalProgress } from "./eval-progress.js";
 import { evaluationJson, formatComparison, formatEvaluation, planDifferences, planSummary } from "./eval-report.js";
@@ -144,7 +145,8 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
     };
     if (plans.some((suite) => suite.kind === "environments")) {
       sandbox = openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`));
-      if (settings.suites.some((suite) => suite.startsWith("terminal:"))) sandbox = withTerminalRuntime(sandbox, new TerminalJailRuntime());
+      // terminal tasks (a terminal: suite, terminal environments of a run's holdout) play in their jail, made when first needed
+      sandbox = terminalSandboxOf(sandbox, config);
     }
     // the engine options come from the eval's config (the run's stored config overridden by --config), not the run's alone
     const engine = { ...modelOptionsOf(config), sequences: settings.concurrency };

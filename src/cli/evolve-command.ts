@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, existsSync, rmSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { ConfigError, packageId, type EnvPackage, type LanguageModel, type Sandbox } from "../spec/index.js";
 import {
@@ -14,6 +15,7 @@ import {
   writeLineagesDocument,
   type FunnelDecision,
   type LineageOutcome,
+  type TerminalEvolutionHost,
 } from "../core/evolution/index.js";
 import { LazyModel, RUN_FILES } from "../core/selfplay/index.js";
 import { readCorpus } from "../adapters/corpus/index.js";
@@ -28,8 +30,11 @@ import { formatEvolutionSummary } from "./lineage-view.js";
 import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
 import { envforgeCommand, resumeCommand } from "./invocation.js";
-import { evolveTerminalCommand, TERMINAL_LINEAGE_FILE, type TerminalLineageDocument } from "./evolve-terminal-command.js";
-import { isHarborTaskFolder } from "../adapters/terminal/index.js";
+import { readHarborTask, readHarborTaskFolders, readTaskFiles, writeTaskFolder, type TerminalJailRuntime } from "../adapters/terminal/index.js";
+import { DEFAULT_TERMINAL_TURNS, terminalPackage } from "../core/terminal/index.js";
+import { terminalSeeds } from "./admit-terminal.js";
+import { TERMINAL_CORPUS_PATH } from "./design-terminal-command.js";
+import { terminalRuntimeOf, terminalSandboxOf } from "./terminal-runtime.js";
 
 /** Flags of `envforge evolve`; each maps to one config key (except `from` and `resume`). */
 export interface EvolveFlags {
@@ -79,13 +84,16 @@ export function resolveEvolveConfig(flags: EvolveFlags, base: unknown = {}): Con
 /**
  * The candidate environments `--from` names: `seeds` (the shipped seeds), a
  * run or evolution directory holding `envforge.db` (its pool), one package
- * folder (with `env.json`), or a folder of package folders.
- * @throws ConfigError when the path does not exist or holds no package
+ * folder (with `env.json`), a folder of package folders, or Harbor task folders
+ * (one, or a folder of them such as `envs/terminal-seeds`: terminal tasks of
+ * `maxTurns` commands (default 30), read from their copies in `tasksDir` when given, so an
+ * evolution keeps its seeds beside its children).
+ * @throws ConfigError when the path does not exist or holds no package, or a task folder does not read
  * @throws PackageFormatError when a package is malformed
  */
-export function loadCandidates(from: string): EnvPackage[] {
+export function loadCandidates(from: string, options: { readonly maxTurns?: number; readonly tasksDir?: string } = {}): EnvPackage[] {
   if (from === "seeds") return loadSeedPackages();
-  if (!existsSync(from) || !statSync(from).isDirectory()) throw new ConfigError(`--from ${from}: not a folder (give a package folder, a folder of packages, a run directory, or "seeds")`);
+  if (!existsSync(from) || !statSync(from).isDirectory()) throw new ConfigError(`--from ${from}: not a folder (give a package folder, a folder of packages, a run directory, Harbor task folders, or "seeds")`);
   const storePath = join(from, RUN_FILES.store);
   if (existsSync(storePath)) {
     const store = new SqliteStore(storePath);
@@ -96,9 +104,49 @@ export function loadCandidates(from: string): EnvPackage[] {
     }
   }
   if (existsSync(join(from, "env.json"))) return [loadPackageFolder(from)];
+  if (readHarborTaskFolders(from).length > 0) return terminalCandidates(from, options.maxTurns ?? DEFAULT_TERMINAL_TURNS, options.tasksDir);
   const packages = loadPackageFolders(from);
-  if (packages.length === 0) throw new ConfigError(`--from ${from}: no package folders (with env.json) inside`);
+  if (packages.length === 0) throw new ConfigError(`--from ${from}: no package folders (with env.json) or Harbor task folders (with task.toml) inside`);
   return packages;
+}
+
+/** The Harbor tasks under `from` as packages, each first copied (once) to `tasksDir/<name>/g0` when given. */
+function terminalCandidates(from: string, maxTurns: number, tasksDir: string | undefined): EnvPackage[] {
+  return readHarborTaskFolders(from).map((task) => {
+    if ("status" in task) throw new ConfigError(`--from ${from}: ${String(task.evidence?.folder ?? "a task")} does not read (${task.reason}): ${task.message}`);
+    if (tasksDir === undefined) return terminalPackage(task, maxTurns);
+    const copy = join(tasksDir, basename(task.folder), "g0");
+    if (!existsSync(copy)) cpSync(task.folder, copy, { recursive: true });
+    const copied = readHarborTask(copy);
+    if ("status" in copied) throw new ConfigError(`${copy}: ${copied.message}`);
+    return terminalPackage(copied, maxTurns);
+  });
+}
+
+/** Folder of an evolution's terminal task folders: the seeds' copies and every child attempt's. */
+export const TERMINAL_TASKS_FOLDER = "tasks";
+
+/** The rubrics of terminal lineages (`evolution.rubrics` overrides them). */
+export const TERMINAL_RUBRICS_PATH = fileURLToPath(new URL("../../rubrics/terminal-evolution.md", import.meta.url));
+
+/** The file side of terminal lineages for an evolution in `outDir` (children are written to `outDir/tasks/<seed>/g<N>-a<A>-r<R>`). */
+function terminalHost(config: Config, outDir: string): TerminalEvolutionHost {
+  let runtime: TerminalJailRuntime | null = null;
+  const lazy = () => (runtime ??= terminalRuntimeOf(config));
+  return {
+    get runtime() {
+      return lazy();
+    },
+    readFiles: readTaskFiles,
+    materialize(files, name) {
+      const folder = join(outDir, TERMINAL_TASKS_FOLDER, name);
+      rmSync(folder, { recursive: true, force: true });
+      writeTaskFolder(files, folder);
+      return readHarborTask(folder);
+    },
+    pool: terminalSeeds(),
+    maxTurns: config.terminal.maxTurns,
+  };
 }
 
 /** The evolution directory: `config.out`, else `runs/evolve-<UTC timestamp>`, else (resuming) the newest `runs/evolve-*`. */
@@ -118,12 +166,6 @@ export function resolveEvolveOutDir(config: Config, resume: boolean, now: Date =
 export async function evolveCommand(flags: EvolveFlags): Promise<number> {
   const resume = flags.resume ?? false;
   const outDir = resolveEvolveOutDir(resolveEvolveConfig(flags), resume);
-  // a Harbor task folder evolves as a terminal lineage (docs/terminal-environments.md)
-  const terminalRecord = join(outDir, TERMINAL_LINEAGE_FILE);
-  if ((flags.from !== undefined && isHarborTaskFolder(flags.from)) || (resume && existsSync(terminalRecord))) {
-    const from = flags.from ?? (JSON.parse(readFileSync(terminalRecord, "utf8")) as TerminalLineageDocument).seed;
-    return evolveTerminalCommand(from, resolveEvolveConfig(flags), outDir, resume);
-  }
   const storePath = join(outDir, RUN_FILES.store);
   if (resume && !existsSync(storePath)) throw new ConfigError(`--resume: ${outDir} holds no evolution (${storePath} not found)`);
   if (!resume && existsSync(storePath)) throw new ConfigError(`${outDir} already holds a store; pass --resume to continue it or choose another --out`);
@@ -131,9 +173,13 @@ export async function evolveCommand(flags: EvolveFlags): Promise<number> {
   const config = resolveEvolveConfig(flags, stored?.config ?? {});
   const from = flags.from ?? stored?.from;
   if (from === undefined) throw new ConfigError("evolve needs --from DIR|POOL (a package folder, a folder of packages, a run directory, or \"seeds\")");
-  const candidates = loadCandidates(from);
-  const rubrics = readRubrics(config.evolution.rubrics ?? DEFAULT_RUBRICS_PATH);
-  const sandbox = openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`));
+  const candidates = loadCandidates(from, { maxTurns: config.terminal.maxTurns, tasksDir: join(outDir, TERMINAL_TASKS_FOLDER) });
+  // terminal lineages (Harbor task folders) have their own rubrics and corpus, unless the config names others
+  const terminal = candidates.length > 0 && candidates.every((candidate) => candidate.terminal !== undefined);
+  const rubrics = readRubrics(config.evolution.rubrics ?? (terminal ? TERMINAL_RUBRICS_PATH : DEFAULT_RUBRICS_PATH));
+  const corpus = readCorpus(config.corpus.path ?? (terminal ? TERMINAL_CORPUS_PATH : null));
+  const sandbox = terminalSandboxOf(openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`)), config);
+  const host = terminalHost(config, outDir);
   const model = new LazyModel(config.model.spec, () =>
     openModel(config.model.spec, modelOptionsOf(config)),
   );
@@ -158,7 +204,7 @@ export async function evolveCommand(flags: EvolveFlags): Promise<number> {
       seeds = candidates.filter((candidate) => kept.has(packageId(candidate)));
       for (const decision of funnel) progress.notice?.(`funnel: ${decision.probe.name} ${decision.probe.wins}/${decision.probe.rollouts} won, ${decision.probe.meanTurns.toFixed(1)} turns: ${decision.kept ? "kept" : `dropped (${decision.reason})`}`);
     }
-    outcomes = await runEvolution(seeds, { model, sandbox, store, corpus: readCorpus(config.corpus.path), gates: evolutionGates(config.admission), admission: admissionResources(config), rubrics, progress }, evolutionSettingsFromConfig(config));
+    outcomes = await runEvolution(seeds, { model, sandbox, store, corpus, gates: evolutionGates(config.admission), admission: admissionResources(config), rubrics, progress, terminal: host }, evolutionSettingsFromConfig(config));
     writeLineagesDocument(store, lineagesPath);
     process.stdout.write(`${formatEvolutionSummary(store, outcomes, { model: config.model.spec, out: outDir, seconds: (Date.now() - started) / 1000, funnel })}\n`);
   } finally {

@@ -58,6 +58,8 @@ program
   .option("--out <dir>", "run directory (config: out)")
   .option("--seed <n>", "master seed (config: seed)", integer("--seed", 0))
   .option("--resume", "continue the run in --out (default: the newest in runs/) with its stored config")
+  .option("--terminal-seeds <dir>", "a folder of Harbor task folders whose terminal tasks join memory, e.g. envs/terminal-seeds (config: terminal.seeds)")
+  .option("--allow-network", "let terminal tasks that ask for the network reach it (config: terminal.allowNetwork)")
   .addHelpText("after", "\nExit codes: 0 done; 1 the model never answered; 2 bad flags, config or machine set-up.")
   .action(async (flags) => {
     process.exitCode = await runCommand(flags);

@@ -20,6 +20,7 @@ import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
 import { resumeCommand } from "./invocation.js";
 import { liveTensorBoardExport } from "./live-tensorboard.js";
+import { terminalSandboxOf, terminalSeedPackages } from "./terminal-runtime.js";
 
 /** Flags of `envforge run`; each maps to one config key. */
 export interface RunFlags {
@@ -31,6 +32,8 @@ export interface RunFlags {
   readonly out?: string;
   readonly seed?: number;
   readonly resume?: boolean;
+  readonly terminalSeeds?: string;
+  readonly allowNetwork?: boolean;
 }
 
 /**
@@ -47,6 +50,9 @@ export function runConfigInput(flags: RunFlags): unknown {
     ...(flags.seed === undefined ? {} : { seed: flags.seed }),
     ...(flags.model === undefined ? {} : { model: { spec: flags.model } }),
     ...(flags.designs === undefined ? {} : { designer: { designs: flags.designs } }),
+    ...(flags.terminalSeeds === undefined && flags.allowNetwork === undefined
+      ? {}
+      : { terminal: { ...(flags.terminalSeeds === undefined ? {} : { seeds: flags.terminalSeeds }), ...(flags.allowNetwork === undefined ? {} : { allowNetwork: flags.allowNetwork }) } }),
   };
   return mergeConfigInput(fromFile, fromFlags);
 }
@@ -100,10 +106,11 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   }
   // refusals that need nothing started come before the run's folder and store are written
   trainerPlanOf(config);
-  const sandbox = openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`));
+  const seeds = [...loadSeedPackages(), ...terminalSeedPackages(config)];
+  // terminal tasks (terminal.seeds, or lineages imported from a terminal evolution) play in their jail, made when first needed
+  const sandbox = terminalSandboxOf(openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`)), config);
   const corpus = readCorpus(config.corpus.path);
   const admission = admissionResources(config);
-  const seeds = loadSeedPackages();
   const store = new SqliteStore(storePath);
   importFrontierLineages(config, store);
   let progress: ReturnType<typeof createProgressDisplay> | null = null;

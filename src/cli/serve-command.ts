@@ -1,6 +1,5 @@
 import { openSandbox } from "../adapters/sandbox/index.js";
-import { TerminalJailRuntime } from "../adapters/terminal/index.js";
-import { withTerminalRuntime } from "../core/terminal/index.js";
+import { terminalSandboxOf } from "./terminal-runtime.js";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import {
   folderCatalog,
@@ -66,7 +65,7 @@ export async function serveCommand(flags: ServeFlags): Promise<number> {
   const tokens = readTokens(process.env, config.serve.tokenEnv);
   const programs = openSandbox(serveSandboxSettings(config), (message) => process.stderr.write(`envforge: ${message}\n`));
   // a session of a terminal task owns its root (docs/terminal-environments.md)
-  const sandbox = catalog.all().some((environment) => environment.package.terminal !== undefined) ? withTerminalRuntime(programs, new TerminalJailRuntime()) : programs;
+  const sandbox = terminalSandboxOf(programs, config);
   let server: EnvironmentServer;
   try {
     server = await startEnvironmentServer({ catalog, sandbox, settings: config.serve, tokens });

@@ -46,7 +46,7 @@ describe("config", () => {
       return "";
     })();
     expect(message.match(/formatt/g)).toHaveLength(1);
-    expect(message).toMatch(/solver: .*"formatt".*; allowed: environments, maxTurns, maxTokens, format, temperature, sampling, concurrency/);
+    expect(message).toMatch(/solver: .*"formatt".*; allowed: environments, maxTurns, maxTokens, format, historyChars, temperature, sampling, concurrency/);
     expect(message).toMatch(/sandbox\.remote: .*; allowed: urls, tokenEnv, connectTimeoutMs, heartbeatMs, cooldownMs/);
     expect(message).toMatch(/\(root\): .*"roundz".*; allowed: rounds, out, seed, plays, model,/);
   });

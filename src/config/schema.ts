@@ -13,6 +13,7 @@ import { SandboxSchema } from "./sections/sandbox.js";
 import { ScheduleSchema } from "./sections/schedule.js";
 import { ServeSchema } from "./sections/serve.js";
 import { SolverSchema } from "./sections/solver.js";
+import { TerminalSchema } from "./sections/terminal.js";
 import { TrainerSchema } from "./sections/trainer.js";
 
 export { ADMISSION_GATE_NAMES, type AdmissionGateName } from "./sections/admission.js";
@@ -51,6 +52,8 @@ export const ConfigSchema = z
     evolution: EvolutionSchema,
     trainer: TrainerSchema,
     schedule: ScheduleSchema,
+    /** Terminal tasks (Harbor task folders) in the run, and their episodes' limits. */
+    terminal: TerminalSchema,
     /** Held-out evaluation (`envforge eval`); every key has the CLI flag named beside it. */
     eval: EvalSchema,
     /** Metrics written beside `metrics.jsonl` while a run works. */

@@ -163,14 +163,17 @@ export interface EnvPackage {
 
 /**
  * The program a sandbox session loads for `pkg`: its sources (the oracle only with `oracle`), its
- * reward range and, for a terminal task, the task with its command budget.
+ * reward range and, for a terminal task, the task with its command budget: `manifest.maxTurns`,
+ * or `maxTurns` when that is lower (a Solver's turn cap, `solver.maxTurns`), so the task's tests
+ * run after the last command the episode loop plays.
  */
-export function programOf(pkg: EnvPackage, options: { readonly oracle: boolean }): EnvProgram {
+export function programOf(pkg: EnvPackage, options: { readonly oracle: boolean; readonly maxTurns?: number }): EnvProgram {
+  const maxTurns = Math.max(1, Math.min(pkg.manifest.maxTurns, options.maxTurns ?? pkg.manifest.maxTurns));
   return {
     envSource: pkg.envSource,
     oracleSource: options.oracle ? pkg.oracleSource : null,
     rewardRange: pkg.manifest.rewardRange,
-    ...(pkg.terminal === undefined ? {} : { terminalEpisode: { task: pkg.terminal, maxTurns: pkg.manifest.maxTurns } }),
+    ...(pkg.terminal === undefined ? {} : { terminalEpisode: { task: pkg.terminal, maxTurns } }),
   };
 }
 
@@ -187,7 +190,8 @@ export type EnvPackageDocument = z.infer<typeof EnvPackageDocumentSchema>;
 
 /**
  * Content identity of a package: sha256 over the canonical JSON of the manifest
- * without provenance, and both sources. Two packages with the same task and code
+ * without provenance, both sources and, for a terminal task, the digest of its folder's files
+ * (`TerminalTask.filesDigest`). Two packages with the same task and code
  * have the same id whoever wrote them and whenever.
  *
  * Memoised per package object (packages are immutable): admission asks for the id of every pool
@@ -213,6 +217,8 @@ function computePackageId(pkg: EnvPackage): string {
   hash.update(pkg.envSource);
   hash.update("\0");
   hash.update(pkg.oracleSource);
+  // a terminal task: its whole folder (Dockerfile, data files, instruction), not only tests and solution
+  if (pkg.terminal?.filesDigest !== undefined) hash.update(`\0${pkg.terminal.filesDigest}`);
   return `env-${hash.digest("hex").slice(0, 16)}`;
 }
 

@@ -59,6 +59,12 @@ export interface TerminalTask {
   readonly cpus: number;
   /** `[metadata]` of task.toml, as written (difficulty, category, tags, …). */
   readonly metadata: Readonly<Record<string, unknown>>;
+  /**
+   * sha256 (hex) over every file of the folder, paths and bytes in path order (`expected.json` and
+   * dot-files left out), so a package's content id changes with the task's data files and
+   * Dockerfile too. Set by the Harbor reader; absent on a task built by hand.
+   */
+  readonly filesDigest?: string;
 }
 
 /** What one command in the agent's shell gave. */

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
@@ -69,6 +70,25 @@ function unsafeEntry(root: string): string | null {
     return null;
   };
   return lstatSync(root).isSymbolicLink() ? "." : walk(root);
+}
+
+/** sha256 over the folder's files, relative paths and bytes in path order (a file over 16 MiB by its size), without `expected.json` (a fixture's label) and dot-files. */
+function folderDigest(root: string): string {
+  const hash = createHash("sha256");
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (entry.name.startsWith(".") || (dir === root && entry.name === "expected.json")) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile()) {
+        // a file over 16 MiB counts by its size (the digest is an identity, not a check of large data)
+        const size = statSync(path).size;
+        hash.update(`${relative(root, path)}\0`).update(size > 16 * 1024 * 1024 ? `size ${size}` : readFileSync(path)).update("\0");
+      }
+    }
+  };
+  walk(root);
+  return hash.digest("hex");
 }
 
 /**
@@ -167,6 +187,7 @@ export function readHarborTask(folder: string): TerminalTask | RejectVerdict {
       memoryMb: environment.memory_mb ?? 1024,
       cpus: environment.cpus ?? 1,
       metadata: config.metadata ?? {},
+      filesDigest: folderDigest(root),
     };
   } catch (error) {
     if (error instanceof TooLarge) return reject("static", "too_large", error.message, { folder: root });

@@ -20,6 +20,13 @@ export const SolverSchema = z
      * empty (invalid) action. The whole reply is the trajectory that trains. @default "action"
      */
     format: z.enum(["action", "answer"]).default("action"),
+    /**
+     * Characters of earlier turns (actions and observations) kept in the Solver's prompt: the oldest
+     * turns are dropped until the rest fit, and one observation longer than this is cut in the middle
+     * (a terminal command's output reaches 16 KB). About half the embedded engine's 4,096-token
+     * context; raise it with `model.contextSize`. @default 6000
+     */
+    historyChars: z.number().int().min(200).max(1_000_000).default(6000),
     /** Solver sampling temperature. @default 0.7 */
     temperature: z.number().min(0).max(2).default(0.7),
     /**

@@ -132,6 +132,14 @@ export function packagePatch(parent: EnvPackage, child: EnvPackage): string {
     ["env.py", parent.envSource, child.envSource],
     ["oracle.py", parent.oracleSource, child.oracleSource],
   ];
+  return filesPatch(files);
+}
+
+/**
+ * Unified diff over named files, `[name, before, after]` each ("" for a file that one side lacks);
+ * files that did not change are left out, so equal sides give "".
+ */
+export function filesPatch(files: readonly (readonly [string, string, string])[]): string {
   return files
     .filter(([, before, after]) => before !== after)
     .map(([name, before, after]) => createTwoFilesPatch(`a/${name}`, `b/${name}`, before, after, undefined, undefined, { context: 3 }))

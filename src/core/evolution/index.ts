@@ -26,3 +26,4 @@ export * from "./learn-rubric.js";
 export * from "./model-reference.js";
 export * from "./terminal-child.js";
 export * from "./terminal-evolution.js";
+export * from "./terminal-lineage.js";

@@ -1,4 +1,4 @@
-import { packageId, StoreError, type EnvPackage, type LineageRecord, type ScenarioSkillSequence, type Store } from "../../spec/index.js";
+import { packageId, StoreError, type EnvPackage, type LineageRecord, type ScenarioSkillSequence, type Store, type TerminalTask } from "../../spec/index.js";
 import { mapWithConcurrency } from "../../support/concurrency.js";
 import { deriveSeed } from "../selfplay/sampling.js";
 import { frequencyReference, offPolicyDifficulty } from "./difficulty.js";
@@ -7,6 +7,7 @@ import type { EvolutionDependencies, EvolutionSettings } from "./settings.js";
 import { oracleTrace } from "./oracle-trace.js";
 import { poolSequences } from "./pool.js";
 import { extractSequence } from "./sequence.js";
+import { attemptTerminalLineageGeneration, terminalSeedSequence } from "./terminal-lineage.js";
 
 /** Store metadata key prefix of a seed's extracted sequence (before its lineage exists). */
 export const SEQUENCE_META_PREFIX = "evolution-sequence/";
@@ -25,7 +26,8 @@ export function lineageIdFor(seed: EnvPackage): string {
 
 /**
  * Environment evolution over `seeds` (off-policy: no rollouts of the target
- * model). First every seed without a stored lineage gets its scenario–skill
+ * model), environment programs and terminal tasks alike (a terminal seed's sequence comes from its
+ * solve.sh and its attempts from {@link attemptTerminalLineageGeneration}; `deps.terminal` holds its folders). First every seed without a stored lineage gets its scenario–skill
  * sequence (model + oracle trace) and a lineage whose difficulty is computed
  * over all seeds' sequences and the corpus. Then each lineage evolves up to
  * `generations` generations, `parallelSeeds` lineages at a time. One attempt
@@ -56,8 +58,9 @@ async function ensureLineages(seeds: readonly EnvPackage[], deps: EvolutionDepen
       const key = `${SEQUENCE_META_PREFIX}${packageId(seed)}`;
       const cached = deps.store.getMeta(key) as ScenarioSkillSequence | undefined;
       if (cached !== undefined) return cached;
-      const trace = await oracleTrace(seed, deps.sandbox);
-      const sequence = await extractSequence(seed, trace.text, deps.model, { ...settings.sequence, seed: deriveSeed(settings.seed, lineageIdFor(seed), "sequence") });
+      const sequence = isTerminal(seed)
+        ? await terminalSeedSequence(seed, deps, settings)
+        : await extractSequence(seed, (await oracleTrace(seed, deps.sandbox)).text, deps.model, { ...settings.sequence, seed: deriveSeed(settings.seed, lineageIdFor(seed), "sequence") });
       deps.store.setMeta(key, sequence);
       deps.progress?.sequenceExtracted?.(seed.manifest.name, sequence);
       return sequence;
@@ -107,7 +110,8 @@ async function evolveLineage(lineage: LineageRecord, deps: EvolutionDependencies
       parentSequence: last === undefined ? lineage.sequence : last.sequence,
       previousDirection: last?.direction ?? null,
     };
-    const attempt = await attemptGeneration(input, deps, settings);
+    // a terminal lineage's children are task folders checked by the terminal gates; the record is the same
+    const attempt = isTerminal(input.parent) ? await attemptTerminalLineageGeneration(input, deps, settings) : await attemptGeneration(input, deps, settings);
     if (attempt.generation !== null) {
       // the validated generation is stored before anything else can fail
       store.saveGeneration(attempt.generation, attempt.environment);
@@ -115,6 +119,10 @@ async function evolveLineage(lineage: LineageRecord, deps: EvolutionDependencies
     store.saveEvolutionAttempt(attempt.record);
     deps.progress?.attemptFinished?.(attempt.record, attempt.generation);
   }
+}
+
+function isTerminal(pkg: EnvPackage): pkg is EnvPackage & { readonly terminal: TerminalTask } {
+  return pkg.terminal !== undefined;
 }
 
 function environmentPackage(store: Store, id: string): EnvPackage {

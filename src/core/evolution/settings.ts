@@ -1,6 +1,7 @@
 import type { Config } from "../../config/index.js";
 import { buildGates, type AdmissionGate, type AdmissionSettings } from "../admission/index.js";
-import type { CorpusDocument, EvolutionAttemptRecord, EvolutionEffort, GenerationRecord, LanguageModel, LineageRecord, Sandbox, ScenarioSkillSequence, Store } from "../../spec/index.js";
+import type { CorpusDocument, EvolutionAttemptRecord, EvolutionEffort, GenerationRecord, LanguageModel, LineageRecord, RejectVerdict, Sandbox, ScenarioSkillSequence, Store, TerminalRuntime, TerminalTask } from "../../spec/index.js";
+import type { TaskFiles } from "../terminal/index.js";
 import type { AdmissionResources } from "../admission/index.js";
 import type { DirectionChoice } from "./directions.js";
 import type { ModificationSettings } from "./modification-loop.js";
@@ -63,6 +64,29 @@ export interface EvolutionDependencies {
   readonly progress?: EvolutionProgress;
   /** @default () => new Date() */
   readonly now?: () => Date;
+  /** What terminal lineages (seeds with `package.terminal`) need; absent: a terminal seed is an error. */
+  readonly terminal?: TerminalEvolutionHost;
+}
+
+/**
+ * The file side of terminal lineages (the CLI's): task folders are read and written by the caller,
+ * the core decides what goes in them.
+ */
+export interface TerminalEvolutionHost {
+  /** The jail the terminal gates play in. */
+  readonly runtime: TerminalRuntime;
+  /** The text files of a task folder, by path relative to it. */
+  readFiles(folder: string): TaskFiles;
+  /**
+   * Writes a child's files as a new task folder named `name` (unique per lineage, generation,
+   * attempt and Modifier round; the folder of a validated child stays where it was written) and
+   * reads it back: the task, or the `static` verdict of a folder that does not read.
+   */
+  materialize(files: TaskFiles, name: string): TerminalTask | RejectVerdict;
+  /** Tasks every child must differ from besides the lineages' own (the terminal seeds). */
+  readonly pool: readonly TerminalTask[];
+  /** Commands per episode of a stored terminal environment (`terminal.maxTurns`). */
+  readonly maxTurns: number;
 }
 
 

@@ -6,10 +6,15 @@ import { readHarborTask } from "../../adapters/terminal/harbor-task.js";
 import { readTaskFiles, writeTaskFolder } from "../../adapters/terminal/task-folder.js";
 import { TerminalJailRuntime } from "../../adapters/terminal/terminal-jail.js";
 import { parseConfig } from "../../config/index.js";
-import type { ChatMessage, GenerateOptions, Generation, LanguageModel, TerminalTask } from "../../spec/index.js";
+import { packageId, type ChatMessage, type GenerateOptions, type Generation, type LanguageModel, type TerminalTask } from "../../spec/index.js";
 import { readRubrics, rubricsFor } from "./rubrics.js";
 import { evolutionSettingsFromConfig } from "./settings.js";
 import { attemptTerminalGeneration, type TerminalLineageMember } from "./terminal-evolution.js";
+import { lineageIdFor, runEvolution } from "./lineage-runner.js";
+import { SqliteStore } from "../../adapters/store/sqlite-store.js";
+import { testAdmissionResources } from "../../testing/admission-resources.js";
+import { terminalPackage } from "../terminal/terminal-package.js";
+import { frontierEnvironments, importLineages } from "../curriculum/index.js";
 
 const SEED = "envs/terminal-seeds/config-file";
 const runtime = new TerminalJailRuntime();
@@ -48,6 +53,7 @@ class ScriptedRoles implements LanguageModel {
       // round 1 changes the tests only (the oracle then fails); round 2 changes all three files
       return { text: this.modifierCalls === 1 ? TESTS_EDIT : [INSTRUCTION_EDIT, TESTS_EDIT, SOLVE_EDIT].join("\n"), finishReason: "stop" };
     }
+    if (system.startsWith("You are the Analyst")) return { text: "no steps here", finishReason: "stop" };
     throw new Error(`unexpected prompt: ${system.slice(0, 60)}`);
   }
   async close(): Promise<void> {}
@@ -89,4 +95,58 @@ describe("terminal evolution: one generation (scripted model for control flow, r
     expect(result.child?.files["tests/test.sh"]).toContain("database.pool");
     expect(result.child?.sequence.steps).toHaveLength(3);
   }, 180_000);
+});
+
+describe("terminal lineages in the store (scripted model for control flow, real jail, gates and store)", () => {
+  it("runEvolution evolves a terminal seed: the lineage, its validated generation and the child's task are stored, and a run imports them for the frontier", async () => {
+    const dir = mkdtempSync(join(scratch, "lineage-"));
+    const store = new SqliteStore(join(dir, "envforge.db"));
+    const runStore = new SqliteStore(join(dir, "run.db"));
+    try {
+      const seed = terminalPackage(readHarborTask(SEED) as TerminalTask);
+      const settings = evolutionSettingsFromConfig(parseConfig({ evolution: { generations: 1, direction: "length", effort: "max", planningRounds: 1, modificationRounds: 2 } }));
+      const model = new ScriptedRoles();
+      const outcomes = await runEvolution([seed], {
+        model,
+        sandbox: { name: "no programs", open: async () => ({ kind: "crash", message: "no environment programs here" }), close: async () => {} },
+        store,
+        corpus: [],
+        gates: [],
+        admission: testAdmissionResources(),
+        rubrics: { plan: [], child: [] },
+        terminal: {
+          runtime,
+          readFiles: readTaskFiles,
+          materialize: (files, name) => {
+            const folder = join(dir, "tasks", name);
+            writeTaskFolder(files, folder);
+            return readHarborTask(folder);
+          },
+          pool: [],
+          maxTurns: 12,
+        },
+      }, settings);
+      expect(outcomes).toEqual([{ lineageId: lineageIdFor(seed), status: "done", generations: 1 }]);
+      const [lineage] = store.listLineages();
+      // the Analyst's reply was not a JSON array: the sequence falls back to the task's tags
+      expect(lineage?.sequence.source).toBe("manifest");
+      const [generation] = store.listGenerations(lineageIdFor(seed));
+      expect(generation?.parentId).toBe(packageId(seed));
+      expect(generation?.patch).toContain("+[ \"${seen[database.pool]}\" = \"4\" ] || fail \"database.pool\"");
+      expect(generation?.admission.map((verdict) => `${verdict.gate}:${verdict.status}`)).toEqual(["executable:pass", "deterministic:pass", "oracle:pass", "negative-controls:pass", "hint:pass", "novelty:pass"]);
+      const child = store.listEnvironments().find((record) => record.id === generation?.environmentId)?.package;
+      expect(child?.terminal?.folder).toBe(join(dir, "tasks", seed.manifest.name, "g1-a0-r1"));
+      expect(child?.manifest.maxTurns).toBe(12);
+      expect(child?.manifest.provenance).toMatchObject({ origin: "evolution", parentId: packageId(seed), generation: 1 });
+      const attempts = store.listEvolutionAttempts(lineageIdFor(seed));
+      expect(attempts.map((attempt) => [attempt.outcome, attempt.modification.map((round) => round.form)])).toEqual([["validated", ["replace", "replace"]]]);
+      // a training run imports the terminal lineage; its frontier starts at the seed
+      expect(importLineages(store, runStore)).toBe(1);
+      expect(frontierEnvironments(runStore).map((record) => record.id)).toEqual([packageId(seed)]);
+      expect(runStore.listEnvironments().find((record) => record.id === generation?.environmentId)?.package.terminal?.tests).toContain("database.pool");
+    } finally {
+      store.close();
+      runStore.close();
+    }
+  }, 240_000);
 });

@@ -7,6 +7,7 @@ import {
   type EditPlan,
   type EvolutionDirection,
   type LanguageModel,
+  type ModificationRound,
   type PlanningRound,
   type RejectVerdict,
   type ScenarioSkillSequence,
@@ -48,12 +49,6 @@ export interface TerminalEvolutionDependencies {
   readonly corpus: readonly CorpusDocument[];
 }
 
-/** One Modifier round of a terminal generation: the reply and what became of it. */
-export interface TerminalModificationRound {
-  readonly completion: string;
-  readonly verdicts: readonly Verdict[];
-}
-
 /** One attempt at the next generation of a terminal lineage. */
 export interface TerminalGenerationAttempt {
   readonly generation: number;
@@ -61,7 +56,7 @@ export interface TerminalGenerationAttempt {
   readonly outcome: "validated" | "plan_rejected" | "validation_failed";
   readonly plan: EditPlan | null;
   readonly planning: readonly PlanningRound[];
-  readonly modification: readonly TerminalModificationRound[];
+  readonly modification: readonly ModificationRound[];
   /** Off-policy difficulty D of the plan's sequence (null without a plan). */
   readonly difficulty: DifficultyBreakdown | null;
   /** The validated child (null otherwise). */
@@ -184,7 +179,7 @@ export async function attemptTerminalGeneration(
   const reference = frequencyReference([parent.sequence.steps], deps.corpus, { smoothing: settings.smoothing });
   const difficulty = offPolicyDifficulty(plan.steps, reference);
   const instruction = directionInstruction(direction, settings.effort, span);
-  const rounds: TerminalModificationRound[] = [];
+  const rounds: ModificationRound[] = [];
   let feedback: string | null = null;
   const pool = deps.pool.filter((task) => task.folder !== parent.task.folder);
   for (let round = 0; round < settings.modification.maxRounds; round += 1) {
@@ -193,18 +188,18 @@ export async function attemptTerminalGeneration(
       completion = (await deps.model.generate(terminalModifierPrompt(parent, plan, instruction, feedback), { ...settings.modification.modifier, seed: samplingSeed + 3000 + round })).text;
     } catch (error) {
       if (!(error instanceof EnvforgeError)) throw error;
-      rounds.push({ completion: "", verdicts: [reject("modify", "model_error", `${error.code}: ${error.message}`)] });
+      rounds.push({ completion: "", form: null, verdicts: [reject("modify", "model_error", `${error.code}: ${error.message}`)] });
       continue;
     }
     const built = buildTerminalChild(parent.files, completion);
     if (!built.ok) {
-      rounds.push({ completion, verdicts: [built.verdict] });
+      rounds.push({ completion, form: null, verdicts: [built.verdict] });
       feedback = built.verdict.message;
       continue;
     }
     const task = deps.materialize(built.files, generation, round);
     if ("status" in task) {
-      rounds.push({ completion, verdicts: [task] });
+      rounds.push({ completion, form: built.form, verdicts: [task] });
       feedback = task.message;
       continue;
     }
@@ -213,7 +208,7 @@ export async function attemptTerminalGeneration(
     if (admission.admitted) {
       verdicts.push(await review(deps.model, "child", rubricsFor(deps.rubrics.child, direction), [`Plan: ${plan.summary}`, "Planned sequence:", formatSequence(plan.steps), "", "Child task:", shownFiles(built.files)].join("\n"), { ...settings.reviewer, seed: samplingSeed + 2000 + round }));
     }
-    rounds.push({ completion, verdicts });
+    rounds.push({ completion, form: built.form, verdicts });
     const failed = verdicts.filter((verdict): verdict is RejectVerdict => verdict.status === "reject");
     if (failed.length === 0) {
       return { ...base, outcome: "validated", plan, modification: rounds, difficulty, child: { task, files: built.files, sequence: { steps: plan.steps, source: "plan" } }, seconds: seconds() };

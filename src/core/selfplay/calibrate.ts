@@ -1,4 +1,4 @@
-import type { EnvironmentScores, EnvPackage, Episode, LanguageModel, Sandbox } from "../../spec/index.js";
+import { programOf, type EnvironmentScores, type EnvPackage, type Episode, type LanguageModel, type Sandbox } from "../../spec/index.js";
 import { sampleLevel, type LevelWindow } from "../curriculum/index.js";
 import { hintRegret, mean } from "../rewards/index.js";
 import { episodesOf, playEpisodeJobs, type EpisodeJob } from "../rollout/index.js";
@@ -16,6 +16,8 @@ export interface SolverPlaySettings {
   readonly concurrency?: number;
   /** How the Solver replies (`solver.format`). @default "action" */
   readonly format?: SolverFormat;
+  /** Characters of earlier turns in the Solver's prompt (`solver.historyChars`). @default DEFAULT_HISTORY_CHARS */
+  readonly historyChars?: number;
 }
 
 /** Episodes of one environment under both hint conditions. */
@@ -32,7 +34,7 @@ export interface HintPlays {
  * two conditions of SPADE's regret compare like with like), level 0 without a window.
  */
 export function hintPlayJobs(pkg: EnvPackage, model: LanguageModel, settings: SolverPlaySettings, seedBase: string, window?: Pick<LevelWindow, "low" | "high">): EpisodeJob[] {
-  const program = { envSource: pkg.envSource, oracleSource: null };
+  const program = programOf(pkg, { oracle: false, maxTurns: settings.maxTurns });
   return [false, true].flatMap((hint) =>
     Array.from({ length: settings.plays }, (_, play): EpisodeJob => ({
       program,
@@ -45,6 +47,7 @@ export function hintPlayJobs(pkg: EnvPackage, model: LanguageModel, settings: So
           temperature: settings.temperature,
           seed: deriveSeed(seedBase, "sampling", hint ? 1 : 0, play),
           format: settings.format,
+          historyChars: settings.historyChars,
         }),
       options: { maxTurns: settings.maxTurns, ...levelOption(pkg, window, seedBase, play) },
     })),

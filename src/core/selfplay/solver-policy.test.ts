@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChatMessage, GenerateOptions, Generation, LanguageModel, Turn } from "../../spec/index.js";
 import type { PolicyContext } from "../rollout/index.js";
-import { MAX_ACTION_CHARS, SOLVER_ANSWER_INSTRUCTION, SOLVER_INSTRUCTION, solverMessages, solverPolicy } from "./solver-policy.js";
+import { DEFAULT_HISTORY_CHARS, MAX_ACTION_CHARS, SOLVER_ANSWER_INSTRUCTION, SOLVER_INSTRUCTION, solverMessages, solverPolicy } from "./solver-policy.js";
 
 const INSTRUCTION = "Reply with your next action only, in the exact format the task asks for.";
 const FIRST = `You stand at the start.\n\n${INSTRUCTION}`;
@@ -98,6 +98,33 @@ describe("solverMessages", () => {
       "action 5",
       "observation 5",
     ]);
+  });
+
+  it("drops the oldest turns until the rest fit historyChars, and says so", () => {
+    const long = (index: number): Turn => ({ action: `ls ${index}`, observation: `${"x".repeat(1500)} ${index}`, reward: 0 });
+    const played = [long(1), long(2), long(3), long(4), long(5)];
+    const messages = solverMessages(context(played), { hint: null, historyChars: 4000 });
+    // each turn is about 1,500 characters: two fit in 4,000, the third would not
+    expect(messages.map((message) => message.content.slice(-8))).toEqual([`omitted]\n\n${INSTRUCTION}`.slice(-8), "ls 4", "xxxxxx 4", "ls 5", "xxxxxx 5"]);
+    expect(messages[0]?.content).toContain("[3 earlier turns omitted]");
+  });
+
+  it("cuts one observation longer than historyChars in the middle, keeping its head and tail and saying how much was cut", () => {
+    const output = `${"a".repeat(5000)}${"b".repeat(5000)}`;
+    const messages = solverMessages(context([{ action: "cat big.log", observation: output, reward: 0 }]), { hint: null, historyChars: 1000 });
+    const shown = messages.at(-1)?.content ?? "";
+    expect(shown.length).toBeLessThanOrEqual(1000);
+    expect(shown.startsWith("aaaa")).toBe(true);
+    expect(shown.endsWith("bbbb")).toBe(true);
+    expect(shown).toMatch(/\[… \d+ characters cut from this observation …\]/);
+    const cut = Number(/\[… (\d+) characters cut/.exec(shown)?.[1]);
+    expect(shown.replace(/\n\[….*…\]\n/, "").length + cut).toBe(output.length);
+  });
+
+  it("by default keeps about 6,000 characters of history (DEFAULT_HISTORY_CHARS)", () => {
+    const messages = solverMessages(context([{ action: "cat big.log", observation: "z".repeat(20_000), reward: 0 }]), { hint: null });
+    expect(messages.at(-1)?.content.length).toBeLessThanOrEqual(DEFAULT_HISTORY_CHARS);
+    expect(DEFAULT_HISTORY_CHARS).toBe(6000);
   });
 
   it('shows an empty action as "(no action)"', () => {

@@ -19,7 +19,17 @@ export interface SolverPolicyOptions {
   readonly historyTurns?: number;
   /** How the Solver replies. @default "action" */
   readonly format?: SolverFormat | undefined;
+  /**
+   * Characters of earlier turns (actions and observations) kept in the prompt, so long observations
+   * (a terminal command's output, up to 16 KB) stay within the model's context: the oldest kept turns
+   * are dropped until the rest fit, and a last turn that alone is longer has its observation cut in
+   * the middle, with the cut said. @default {@link DEFAULT_HISTORY_CHARS}
+   */
+  readonly historyChars?: number | undefined;
 }
+
+/** Default character budget of the Solver's earlier turns (about 1,500 to 2,000 tokens: half the embedded engine's 4,096-token context). */
+export const DEFAULT_HISTORY_CHARS = 6000;
 
 /** Longest action passed to an environment, characters. */
 export const MAX_ACTION_CHARS = 2000;
@@ -70,13 +80,18 @@ export const SOLVER_ANSWER_INSTRUCTION = "Think step by step, briefly. Then give
  * observation, a note when earlier turns were dropped, the hint when there is one
  * and {@link SOLVER_INSTRUCTION} ({@link SOLVER_ANSWER_INSTRUCTION} in the `answer`
  * format); then each kept turn as the assistant's action and the user's
- * observation. There is no system message, and the first message is the
- * same at every turn, so the prompts of one episode extend each other (one datum
+ * observation. At most `historyTurns` turns are kept, and no more than fit in
+ * `historyChars` (the last turn always, its observation cut in the middle when it
+ * alone is longer). There is no system message, and the first message is the
+ * same at every turn while nothing is dropped, so the prompts of one episode extend each other (one datum
  * per episode while the history fits).
  */
-export function solverMessages(context: PolicyContext, options: Pick<SolverPolicyOptions, "hint" | "historyTurns" | "format">): ChatMessage[] {
+export function solverMessages(context: PolicyContext, options: Pick<SolverPolicyOptions, "hint" | "historyTurns" | "format" | "historyChars">): ChatMessage[] {
   const keep = Math.max(1, Math.floor(options.historyTurns ?? 6));
-  const recent = context.turns.slice(-keep);
+  const budget = Math.max(200, Math.floor(options.historyChars ?? DEFAULT_HISTORY_CHARS));
+  let recent = context.turns.slice(-keep);
+  const size = (turns: typeof recent) => turns.reduce((total, turn) => total + turn.action.length + turn.observation.length, 0);
+  while (recent.length > 1 && size(recent) > budget) recent = recent.slice(1);
   const omitted = context.turns.length - recent.length;
   const first = [
     omitted === 0 ? context.initialObservation : `${context.initialObservation}\n[${omitted} earlier turns omitted]`,
@@ -87,7 +102,16 @@ export function solverMessages(context: PolicyContext, options: Pick<SolverPolic
   const messages: ChatMessage[] = [{ role: "user", content: first }];
   for (const turn of recent) {
     messages.push({ role: "assistant", content: turn.action.length > 0 ? turn.action : "(no action)" });
-    messages.push({ role: "user", content: turn.observation });
+    messages.push({ role: "user", content: cutMiddle(turn.observation, Math.max(100, budget - turn.action.length)) });
   }
   return messages;
+}
+
+/** `text` when it has at most `limit` characters; else its head and tail with a note of the characters cut between them. */
+function cutMiddle(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const keep = Math.max(0, limit - 60);
+  const head = text.slice(0, Math.ceil(keep / 2));
+  const tail = text.slice(text.length - Math.floor(keep / 2));
+  return `${head}\n[… ${text.length - head.length - tail.length} characters cut from this observation …]\n${tail}`;
 }

@@ -1,4 +1,4 @@
-import type { EnvPackage, Episode, LanguageModel, Sandbox, Store } from "../../spec/index.js";
+import { programOf, type EnvPackage, type Episode, type LanguageModel, type Sandbox, type Store } from "../../spec/index.js";
 import type { FrontierProbe } from "../curriculum/index.js";
 import { episodesOf, playEpisodeJobs, type EpisodeJob } from "../rollout/index.js";
 import { deriveSeed } from "./sampling.js";
@@ -16,6 +16,8 @@ export interface RolloutSettings {
   readonly concurrency?: number;
   /** How the Solver replies (`solver.format`). @default "action" */
   readonly format?: SolverFormat;
+  /** Characters of earlier turns in the Solver's prompt (`solver.historyChars`). @default DEFAULT_HISTORY_CHARS */
+  readonly historyChars?: number;
 }
 
 /**
@@ -27,13 +29,13 @@ export interface RolloutSettings {
  * (recorded in `failure`), never the call.
  */
 export async function playSolverRollouts(pkg: EnvPackage, model: LanguageModel, sandbox: Sandbox, settings: RolloutSettings, seedBase: string): Promise<Episode[]> {
-  const program = { envSource: pkg.envSource, oracleSource: null };
+  const program = programOf(pkg, { oracle: false, maxTurns: settings.maxTurns });
   const jobs = Array.from({ length: settings.rollouts }, (_, index): EpisodeJob => ({
     program,
     manifest: pkg.manifest,
     seed: deriveSeed(seedBase, "rollout", index) % 1_000_000,
     policy: () =>
-      solverPolicy(model, { hint: null, maxTokens: settings.maxTokens, temperature: settings.temperature, seed: deriveSeed(seedBase, "sampling", index), format: settings.format }),
+      solverPolicy(model, { hint: null, maxTokens: settings.maxTokens, temperature: settings.temperature, seed: deriveSeed(seedBase, "sampling", index), format: settings.format, historyChars: settings.historyChars }),
     options: { maxTurns: settings.maxTurns },
   }));
   return episodesOf(jobs, await playEpisodeJobs(sandbox, jobs, { concurrency: settings.concurrency ?? 1 }));

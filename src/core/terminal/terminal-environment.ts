@@ -29,7 +29,7 @@ export const DEFAULT_TERMINAL_TURNS = 30;
  * reward 1 (tests that pass), `maxTurns` commands, the task's `[metadata].hint` when it has one.
  */
 export function terminalManifest(task: TerminalTask, maxTurns = DEFAULT_TERMINAL_TURNS): EnvManifest {
-  const hint = typeof task.metadata.hint === "string" && task.metadata.hint.trim() !== "" ? task.metadata.hint : "(this task has no hint)";
+  const hint = terminalHint(task) ?? "(this task has no hint)";
   const skills = Array.isArray(task.metadata.tags) ? task.metadata.tags.filter((tag): tag is string => typeof tag === "string").slice(0, 8) : [];
   return {
     schemaVersion: 1,
@@ -46,6 +46,12 @@ export function terminalManifest(task: TerminalTask, maxTurns = DEFAULT_TERMINAL
     difficulty: {},
     provenance: { origin: "seed", parentId: null, generation: 0, designerModel: null, promptHash: null, corpusDocumentIds: [], createdAt: new Date(0).toISOString() },
   };
+}
+
+/** The hint of a terminal task: task.toml's `[metadata] hint` (up to 2,000 characters, the manifest's limit), or null when it has none. */
+export function terminalHint(task: TerminalTask): string | null {
+  const hint = task.metadata.hint;
+  return typeof hint === "string" && hint.trim() !== "" ? hint.slice(0, 2000) : null;
 }
 
 /** The observation after one command: its output, then how it ended. */

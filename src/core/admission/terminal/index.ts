@@ -10,4 +10,5 @@ export * from "./terminal-executable-gate.js";
 export * from "./terminal-determinism-gate.js";
 export * from "./terminal-oracle-gate.js";
 export * from "./terminal-controls-gate.js";
+export * from "./terminal-hint-gate.js";
 export * from "./terminal-novelty-gate.js";

@@ -7,8 +7,8 @@ import type { AdmissionSettings } from "../gate.js";
 /** What the terminal admission gates use. */
 export interface TerminalAdmissionContext {
   readonly runtime: TerminalRuntime;
-  /** The thresholds shared with environment programs (`textSimilarity`, `seeds` for the random control's episodes). */
-  readonly settings: Pick<AdmissionSettings, "textSimilarity">;
+  /** The thresholds shared with environment programs (`textSimilarity` for novelty, the hint's length bounds). */
+  readonly settings: Pick<AdmissionSettings, "textSimilarity" | "hintMinChars" | "hintMaxChars">;
   /** Terminal tasks a candidate must differ from (the seeds, memory). A task in the same folder is skipped. @default [] */
   readonly pool?: readonly TerminalTask[];
   /** Commands per control episode. @default 8 */
