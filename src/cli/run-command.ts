@@ -106,7 +106,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   }
   // refusals that need nothing started come before the run's folder and store are written
   trainerPlanOf(config);
-  const seeds = [...loadSeedPackages(), ...terminalSeedPackages(config)];
+  const seeds = [...(config.terminal.only ? [] : loadSeedPackages()), ...terminalSeedPackages(config)];
   // terminal tasks (terminal.seeds, or lineages imported from a terminal evolution) play in their jail, made when first needed
   const sandbox = terminalSandboxOf(openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`)), config);
   const corpus = readCorpus(config.corpus.path);

@@ -49,3 +49,16 @@ describe("terminal tasks in run and evolve (no jail needed)", () => {
     expect(again.slice(1).map(packageId)).toEqual(first.slice(1).map(packageId));
   });
 });
+
+describe("configs/terminal-run.json", () => {
+  it("is a valid config: the terminal seeds alone, no designs, room for commands", () => {
+    const config = resolveRunConfig({ config: "configs/terminal-run.json" });
+    expect(config.terminal).toMatchObject({ seeds: "envs/terminal-seeds", only: true });
+    expect(config.designer.designs).toBe(0);
+    expect(config.solver.maxTokens).toBeGreaterThanOrEqual(128);
+  });
+
+  it("terminal.only without terminal.seeds is refused", () => {
+    expect(() => parseConfig({ terminal: { only: true } })).toThrow(/terminal.only needs terminal.seeds/);
+  });
+});

@@ -76,6 +76,10 @@ export const ConfigSchema = z
     message: "evolution.frontier.releaseWins must not exceed evolution.frontier.rollouts",
     path: ["evolution", "frontier", "releaseWins"],
   })
+  .refine((config) => !config.terminal.only || config.terminal.seeds !== null, {
+    message: "terminal.only needs terminal.seeds (a folder of Harbor task folders): memory would start empty",
+    path: ["terminal", "only"],
+  })
   .refine((config) => config.reward.anchorLow <= config.reward.anchorHigh, {
     message: "reward.anchorLow must not exceed reward.anchorHigh",
     path: ["reward", "anchorLow"],

@@ -15,6 +15,12 @@ export const TerminalSchema = z
      * command, `solver.maxTurns` for the commands per episode. CLI `run --terminal-seeds`. @default null
      */
     seeds: z.string().min(1).nullable().default(null),
+    /**
+     * Memory starts with the terminal tasks of `seeds` alone, without the shipped program seeds (a
+     * run that trains a terminal agent). The Designer still writes programs unless `designer.designs`
+     * is 0. Needs `seeds`. @default false
+     */
+    only: z.boolean().default(false),
     /** Commands per terminal episode when the task is read into a run; `solver.maxTurns` caps it further. @default 30 */
     maxTurns: z.number().int().min(1).max(200).default(30),
     /** Wall-clock limit of one command, milliseconds (also bounded by the task's agent time). @default 60000 */
