@@ -159,7 +159,7 @@ async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: s
           solver: {
             maxTurns: config.solver.maxTurns,
             concurrency: config.solver.concurrency,
-            policy: (play: number) => solverPolicy(model, { hint: null, maxTokens: config.solver.maxTokens, temperature: config.solver.temperature, seed: play, format: config.solver.format }),
+            policy: (play: number) => solverPolicy(model, { hint: null, maxTokens: config.solver.maxTokens, temperature: config.solver.temperature, seed: play, format: config.solver.format, historyChars: config.solver.historyChars }),
           },
         }),
   };

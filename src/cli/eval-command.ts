@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { compareEvaluations, comparisonWarnings, heldOutSeeds, levelsOf, parseLevelSelection, QUESTION_PROMPT_VERSION, runEvaluation, summarizeEvaluation, type LevelSelection, type PlannedEnvironment, type SuitePlan } from "../core/eval/index.js";
 import { ensureHoldout, readHoldout, withoutHoldout } from "../core/holdout/index.js";
-import { RUN_FILES } from "../core/selfplay/index.js";
+import { DEFAULT_HISTORY_CHARS, RUN_FILES } from "../core/selfplay/index.js";
 import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
 import { loadPackageFolders, loadSeedPackages } from "../adapters/package-files/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
@@ -164,7 +164,7 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
       ...(sandbox === null ? {} : { sandbox }),
       suites: plans,
       questions: { maxTokens: settings.maxTokens, temperature: settings.temperature, seed: settings.seed },
-      episodes: { maxTurns: config.solver.maxTurns, maxTokens: config.solver.maxTokens, temperature: settings.temperature, format: config.solver.format, concurrency: settings.concurrency },
+      episodes: { maxTurns: config.solver.maxTurns, maxTokens: config.solver.maxTokens, temperature: settings.temperature, format: config.solver.format, historyChars: config.solver.historyChars, concurrency: settings.concurrency },
       generationTimeoutMs: settings.timeoutMs,
       concurrency: settings.concurrency,
       progress,
@@ -305,7 +305,14 @@ function planDocument(config: Config, plans: readonly SuitePlan[]): unknown {
     ),
     questions: { maxTokens: settings.maxTokens, temperature: settings.temperature },
     // the format only when not the default, so evaluations planned before solver.format keep their ids (and resume)
-    episodes: { maxTurns: config.solver.maxTurns, maxTokens: config.solver.maxTokens, temperature: settings.temperature, ...(config.solver.format === "action" ? {} : { format: config.solver.format }) },
+    // keys at their defaults stay out of the plan, so an evaluation's id does not change when a key is added
+    episodes: {
+      maxTurns: config.solver.maxTurns,
+      maxTokens: config.solver.maxTokens,
+      temperature: settings.temperature,
+      ...(config.solver.format === "action" ? {} : { format: config.solver.format }),
+      ...(config.solver.historyChars === DEFAULT_HISTORY_CHARS ? {} : { historyChars: config.solver.historyChars }),
+    },
   };
 }
 

@@ -1,8 +1,8 @@
 import { cpSync, existsSync, rmSync, statSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
-import { ConfigError, packageId, type EnvPackage, type LanguageModel, type Sandbox } from "../spec/index.js";
+import { ConfigError, packageId, type EnvPackage, type LanguageModel, type Sandbox, type TerminalRuntime } from "../spec/index.js";
 import {
   DEFAULT_RUBRICS_PATH,
   evolutionGates,
@@ -30,7 +30,7 @@ import { formatEvolutionSummary } from "./lineage-view.js";
 import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
 import { envforgeCommand, resumeCommand } from "./invocation.js";
-import { readHarborTask, readHarborTaskFolders, readTaskFiles, writeTaskFolder, type TerminalJailRuntime } from "../adapters/terminal/index.js";
+import { readHarborTask, readHarborTaskFolders, readTaskFiles, writeTaskFolder } from "../adapters/terminal/index.js";
 import { DEFAULT_TERMINAL_TURNS, terminalPackage } from "../core/terminal/index.js";
 import { terminalSeeds } from "./admit-terminal.js";
 import { TERMINAL_CORPUS_PATH } from "./design-terminal-command.js";
@@ -129,17 +129,22 @@ export const TERMINAL_TASKS_FOLDER = "tasks";
 /** The rubrics of terminal lineages (`evolution.rubrics` overrides them). */
 export const TERMINAL_RUBRICS_PATH = fileURLToPath(new URL("../../rubrics/terminal-evolution.md", import.meta.url));
 
-/** The file side of terminal lineages for an evolution in `outDir` (children are written to `outDir/tasks/<seed>/g<N>-a<A>-r<R>`). */
-function terminalHost(config: Config, outDir: string): TerminalEvolutionHost {
-  let runtime: TerminalJailRuntime | null = null;
-  const lazy = () => (runtime ??= terminalRuntimeOf(config));
+/**
+ * The file side of terminal lineages for an evolution: the jail is `runtime` (shared with the
+ * evolution's sandbox), and each child is written beside its lineage's seed copy, to
+ * `tasks/<seed folder>/<name>` (the seeds' copies are `tasks/<seed folder>/g0`).
+ */
+function terminalHost(config: Config, runtime: () => TerminalRuntime): TerminalEvolutionHost {
   return {
     get runtime() {
-      return lazy();
+      return runtime();
     },
-    readFiles: readTaskFiles,
-    materialize(files, name) {
-      const folder = join(outDir, TERMINAL_TASKS_FOLDER, name);
+    readFiles(folder) {
+      if (!existsSync(folder)) throw new ConfigError(`the task folder ${folder} is gone; the evolution's store refers to it (restore the evolution's tasks/ folder)`);
+      return readTaskFiles(folder);
+    },
+    materialize(files, name, seedFolder) {
+      const folder = join(dirname(seedFolder), name);
       rmSync(folder, { recursive: true, force: true });
       writeTaskFolder(files, folder);
       return readHarborTask(folder);
@@ -147,6 +152,21 @@ function terminalHost(config: Config, outDir: string): TerminalEvolutionHost {
     pool: terminalSeeds(),
     maxTurns: config.terminal.maxTurns,
   };
+}
+
+/**
+ * The candidates of a resumed evolution of terminal tasks: the seeds of its stored lineages (their
+ * copies in `tasks/`), so a resume needs neither the original folders nor their unchanged files;
+ * null when the store holds no terminal lineage yet (the candidates are read from `--from` again).
+ */
+function storedTerminalSeeds(storePath: string): EnvPackage[] | null {
+  const store = new SqliteStore(storePath);
+  try {
+    const seeds = store.listLineages().map((lineage) => lineage.seed);
+    return seeds.length > 0 && seeds.every((seed) => seed.terminal !== undefined) ? seeds : null;
+  } finally {
+    store.close();
+  }
 }
 
 /** The evolution directory: `config.out`, else `runs/evolve-<UTC timestamp>`, else (resuming) the newest `runs/evolve-*`. */
@@ -173,13 +193,16 @@ export async function evolveCommand(flags: EvolveFlags): Promise<number> {
   const config = resolveEvolveConfig(flags, stored?.config ?? {});
   const from = flags.from ?? stored?.from;
   if (from === undefined) throw new ConfigError("evolve needs --from DIR|POOL (a package folder, a folder of packages, a run directory, or \"seeds\")");
-  const candidates = loadCandidates(from, { maxTurns: config.terminal.maxTurns, tasksDir: join(outDir, TERMINAL_TASKS_FOLDER) });
+  const candidates = (resume ? storedTerminalSeeds(storePath) : null) ?? loadCandidates(from, { maxTurns: config.terminal.maxTurns, tasksDir: join(outDir, TERMINAL_TASKS_FOLDER) });
   // terminal lineages (Harbor task folders) have their own rubrics and corpus, unless the config names others
   const terminal = candidates.length > 0 && candidates.every((candidate) => candidate.terminal !== undefined);
   const rubrics = readRubrics(config.evolution.rubrics ?? (terminal ? TERMINAL_RUBRICS_PATH : DEFAULT_RUBRICS_PATH));
   const corpus = readCorpus(config.corpus.path ?? (terminal ? TERMINAL_CORPUS_PATH : null));
-  const sandbox = terminalSandboxOf(openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`)), config);
-  const host = terminalHost(config, outDir);
+  // one jail for the terminal gates and the funnel's rollouts, made when first needed and closed at the end
+  let runtime: TerminalRuntime | null = null;
+  const jail = () => (runtime ??= terminalRuntimeOf(config));
+  const sandbox = terminalSandboxOf(openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`)), config, jail);
+  const host = terminalHost(config, jail);
   const model = new LazyModel(config.model.spec, () =>
     openModel(config.model.spec, modelOptionsOf(config)),
   );
@@ -211,6 +234,7 @@ export async function evolveCommand(flags: EvolveFlags): Promise<number> {
     removeStopHandlers();
     progress.stop();
     await sandbox.close();
+    await (runtime as TerminalRuntime | null)?.close();
     await model.close();
     store.close();
   }

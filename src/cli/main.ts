@@ -372,7 +372,7 @@ program
 program
   .command("evolve")
   .description("evolve seed environments into harder generations (lineages), without rollouts of the target model")
-  .option("--from <dir>", "candidates: a package folder, a folder of packages, a run directory (its pool), or \"seeds\"")
+  .option("--from <dir>", "candidates: a package folder, a folder of packages, a run directory (its pool), \"seeds\", or Harbor task folders (one, or a folder of them: terminal lineages)")
   .option("--generations <n>", "generations per seed (config: evolution.generations)", integer("--generations", 1))
   .option("--direction <d>", "length | scenario | skill | level | mixed (config: evolution.direction; level: a levelled family one level up, no model edit)", choice("--direction", ["length", "scenario", "skill", "level", "mixed"]))
   .option("--effort <e>", "low | high | max (config: evolution.effort)", choice("--effort", ["low", "high", "max"]))

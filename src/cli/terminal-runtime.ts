@@ -1,7 +1,7 @@
 import { readHarborTaskFolders, TerminalJailRuntime } from "../adapters/terminal/index.js";
 import type { Config } from "../config/index.js";
 import { terminalPackage, withTerminalRuntime } from "../core/terminal/index.js";
-import { ConfigError, type EnvPackage, type Sandbox } from "../spec/index.js";
+import { ConfigError, type EnvPackage, type Sandbox, type TerminalRuntime } from "../spec/index.js";
 
 /** The terminal jail the config describes (`terminal.allowNetwork`). @throws SandboxUnavailableError when python3 or the jail script is missing */
 export function terminalRuntimeOf(config: Pick<Config, "terminal">): TerminalJailRuntime {
@@ -11,10 +11,10 @@ export function terminalRuntimeOf(config: Pick<Config, "terminal">): TerminalJai
 /**
  * `sandbox` that also plays terminal tasks ({@link withTerminalRuntime}), with the config's jail
  * and command limit; the jail is made on the first terminal task, so a memory without one never
- * starts it.
+ * starts it. `runtime` makes it (default: {@link terminalRuntimeOf}); pass one the caller shares and closes itself.
  */
-export function terminalSandboxOf(sandbox: Sandbox, config: Pick<Config, "terminal">): Sandbox {
-  return withTerminalRuntime(sandbox, () => terminalRuntimeOf(config), { commandTimeoutMs: config.terminal.commandTimeoutMs });
+export function terminalSandboxOf(sandbox: Sandbox, config: Pick<Config, "terminal">, runtime: () => TerminalRuntime = () => terminalRuntimeOf(config)): Sandbox {
+  return withTerminalRuntime(sandbox, runtime, { commandTimeoutMs: config.terminal.commandTimeoutMs });
 }
 
 /**

@@ -72,8 +72,13 @@ function unsafeEntry(root: string): string | null {
   return lstatSync(root).isSymbolicLink() ? "." : walk(root);
 }
 
-/** sha256 over the folder's files, relative paths and bytes in path order (a file over 16 MiB by its size), without `expected.json` (a fixture's label) and dot-files. */
-function folderDigest(root: string): string {
+/**
+ * sha256 (hex) over a task folder's files, relative paths and bytes in path order (a file over
+ * 16 MiB by its size), without `expected.json` (a fixture's label) and dot-files: a task's
+ * `filesDigest`.
+ * @throws what reading the folder throws (ENOENT for a folder that is gone)
+ */
+export function taskFolderDigest(root: string): string {
   const hash = createHash("sha256");
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
@@ -187,7 +192,7 @@ export function readHarborTask(folder: string): TerminalTask | RejectVerdict {
       memoryMb: environment.memory_mb ?? 1024,
       cpus: environment.cpus ?? 1,
       metadata: config.metadata ?? {},
-      filesDigest: folderDigest(root),
+      filesDigest: taskFolderDigest(root),
     };
   } catch (error) {
     if (error instanceof TooLarge) return reject("static", "too_large", error.message, { folder: root });

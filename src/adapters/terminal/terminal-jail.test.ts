@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -227,4 +227,21 @@ describe("terminal jail: hostile commands", () => {
     expect(look.output).toContain("No such file");
     await second.close();
   }, 60_000);
+});
+
+describe("terminal jail: a stored task plays the files it was read with", () => {
+  it("refuses a task whose folder changed or is gone since it was read, naming the folder", async () => {
+    const folder = join(temporary("envforge-edited-task-"), "config-file");
+    cpSync("envs/terminal-seeds/config-file", folder, { recursive: true });
+    const read = readHarborTask(folder) as TerminalTask;
+    writeFileSync(join(folder, "environment", "extra.txt"), "added after the task was read\n");
+    const edited = await runtime.open(read);
+    expect(edited.kind).toBe("crash");
+    expect(edited.kind !== "ok" && edited.message).toMatch(/the files in .*config-file changed since the task was read/);
+    rmSync(folder, { recursive: true });
+    const gone = await runtime.open(read);
+    expect(gone.kind !== "ok" && gone.message).toMatch(/its task folder .*config-file cannot be read/);
+    // a task built by hand (no digest) is not checked
+    expect((await runtime.open({ ...task(), filesDigest: undefined })).kind).toBe("ok");
+  });
 });

@@ -16,6 +16,7 @@ import {
 } from "../../spec/index.js";
 import { JailCgroup, probeCgroups, sweepStaleCgroups, type CgroupSupport } from "../sandbox/cgroup.js";
 import { ensureRoot, ImageBuildError, type RootFilesystemOptions } from "./root-filesystem.js";
+import { taskFolderDigest } from "./harbor-task.js";
 
 /** Prefix of an episode's run folder in the temporary folder: `envforge-terminal-<supervisor pid>-<random>`. */
 const RUN_FOLDER_PREFIX = "envforge-terminal-";
@@ -253,6 +254,18 @@ export class TerminalJailRuntime implements TerminalRuntime {
         kind: "forbidden",
         message: `${task.name} asks for the network (allow_internet or network_mode = "public"); a jail with the network reaches the host's loopback services, so it is granted only when the operator allows it (TerminalJailRuntime allowNetwork)`,
       };
+    }
+    // a stored task plays the files it was admitted with, or not at all (its folder edited or gone since)
+    if (task.filesDigest !== undefined) {
+      let digest: string;
+      try {
+        digest = taskFolderDigest(task.folder);
+      } catch (error) {
+        return { kind: "crash", message: `${task.name}: its task folder ${task.folder} cannot be read (${(error as Error).message}); restore it where the store expects it` };
+      }
+      if (digest !== task.filesDigest) {
+        return { kind: "crash", message: `${task.name}: the files in ${task.folder} changed since the task was read (its content id names the old files); read the folder again to play it as a new environment` };
+      }
     }
     const maxSessions = this.options.maxSessions ?? 32;
     if (this.sessions.size >= maxSessions) {

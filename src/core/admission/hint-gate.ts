@@ -33,10 +33,12 @@ export type HintLeak = "literal" | "normalised" | "number_words" | "spaced_digit
  * more characters; a number also with a unit after it, "823g"; kind `literal` as written, else the reading's kind), a
  * normalised match (case, spaces and punctuation ignored) for values of four
  * or more normalised characters, or the normalised value reversed (four or
- * more characters: "2714" for 4172).
+ * more characters: "2714" for 4172). The answer's value is the text after a short label
+ * ({@link answerValue}); with `stripLabel: false` it is the whole answer (a shell line such as
+ * `timeout: 30` stays whole instead of becoming `30`). @default stripLabel true
  */
-export function hintContainsAnswer(hint: string, answer: string): HintLeak | null {
-  const value = answerValue(answer);
+export function hintContainsAnswer(hint: string, answer: string, options: { readonly stripLabel?: boolean } = {}): HintLeak | null {
+  const value = options.stripLabel === false ? answer.trim() : answerValue(answer);
   const normalised = normaliseForMatch(value);
   const readings = readingsOf(hint);
   // a number may carry a unit after it ("823g", "0.5kg"), never more digits, nor letters before it ("int32")

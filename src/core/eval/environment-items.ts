@@ -36,6 +36,8 @@ export interface EpisodeSampling {
   readonly maxTokens: number;
   readonly temperature: number;
   readonly historyTurns?: number;
+  /** Characters of earlier turns in the Solver's prompt (`solver.historyChars`). @default DEFAULT_HISTORY_CHARS */
+  readonly historyChars?: number;
   /** How the Solver replies (`solver.format`). @default "action" */
   readonly format?: SolverFormat;
   /** Episodes in flight at once, each in its own sandbox session. */
@@ -70,7 +72,8 @@ export async function evaluateEpisodes(
 ): Promise<void> {
   if (items.length === 0) return;
   // one program object per environment, so a lane keeps its session across that environment's episodes
-  const programs = new Map(items.map((item) => [item.environment.id, programOf(item.environment.package, { oracle: false })]));
+  // (a terminal task's command budget is the turn cap, so its tests run after the last command played)
+  const programs = new Map(items.map((item) => [item.environment.id, programOf(item.environment.package, { oracle: false, maxTurns: sampling.maxTurns })]));
   // jobs whose policy failed because the model ran out of time (read from the error, not its message)
   const timedOut = new Set<number>();
   const jobs: EpisodeJob[] = items.map((item, jobIndex) => {
@@ -86,6 +89,7 @@ export async function evaluateEpisodes(
           temperature: sampling.temperature,
           seed,
           ...(sampling.historyTurns === undefined ? {} : { historyTurns: sampling.historyTurns }),
+          historyChars: sampling.historyChars,
           format: sampling.format,
         });
         return {

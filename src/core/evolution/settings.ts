@@ -78,12 +78,13 @@ export interface TerminalEvolutionHost {
   /** The text files of a task folder, by path relative to it. */
   readFiles(folder: string): TaskFiles;
   /**
-   * Writes a child's files as a new task folder named `name` (unique per lineage, generation,
-   * attempt and Modifier round; the folder of a validated child stays where it was written) and
-   * reads it back: the task, or the `static` verdict of a folder that does not read.
+   * Writes a child's files as a new task folder named `name` (`g<N>-a<attempt>-r<round>`, unique
+   * within its lineage; the folder of a validated child stays where it was written) for the lineage
+   * whose seed's folder is `seedFolder`, and reads it back: the task, or the `static` verdict of a
+   * folder that does not read.
    */
-  materialize(files: TaskFiles, name: string): TerminalTask | RejectVerdict;
-  /** Tasks every child must differ from besides the lineages' own (the terminal seeds). */
+  materialize(files: TaskFiles, name: string, seedFolder: string): TerminalTask | RejectVerdict;
+  /** Tasks every child must differ from besides the lineages' own (the terminal seeds; a copy of the parent, same `filesDigest`, is left out). */
   readonly pool: readonly TerminalTask[];
   /** Commands per episode of a stored terminal environment (`terminal.maxTurns`). */
   readonly maxTurns: number;

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -103,7 +103,9 @@ describe("terminal lineages in the store (scripted model for control flow, real 
     const store = new SqliteStore(join(dir, "envforge.db"));
     const runStore = new SqliteStore(join(dir, "run.db"));
     try {
-      const seed = terminalPackage(readHarborTask(SEED) as TerminalTask);
+      // the lineage's seed is a copy of the shipped seed, which stays in the novelty pool: the copy's parent is left out by its digest
+      cpSync(SEED, join(dir, "tasks", "config-file", "g0"), { recursive: true });
+      const seed = terminalPackage(readHarborTask(join(dir, "tasks", "config-file", "g0")) as TerminalTask);
       const settings = evolutionSettingsFromConfig(parseConfig({ evolution: { generations: 1, direction: "length", effort: "max", planningRounds: 1, modificationRounds: 2 } }));
       const model = new ScriptedRoles();
       const outcomes = await runEvolution([seed], {
@@ -117,12 +119,12 @@ describe("terminal lineages in the store (scripted model for control flow, real 
         terminal: {
           runtime,
           readFiles: readTaskFiles,
-          materialize: (files, name) => {
-            const folder = join(dir, "tasks", name);
+          materialize: (files, name, seedFolder) => {
+            const folder = join(seedFolder, "..", name);
             writeTaskFolder(files, folder);
             return readHarborTask(folder);
           },
-          pool: [],
+          pool: [readHarborTask(SEED) as TerminalTask],
           maxTurns: 12,
         },
       }, settings);
@@ -135,7 +137,7 @@ describe("terminal lineages in the store (scripted model for control flow, real 
       expect(generation?.patch).toContain("+[ \"${seen[database.pool]}\" = \"4\" ] || fail \"database.pool\"");
       expect(generation?.admission.map((verdict) => `${verdict.gate}:${verdict.status}`)).toEqual(["executable:pass", "deterministic:pass", "oracle:pass", "negative-controls:pass", "hint:pass", "novelty:pass"]);
       const child = store.listEnvironments().find((record) => record.id === generation?.environmentId)?.package;
-      expect(child?.terminal?.folder).toBe(join(dir, "tasks", seed.manifest.name, "g1-a0-r1"));
+      expect(child?.terminal?.folder).toBe(join(dir, "tasks", "config-file", "g1-a0-r1"));
       expect(child?.manifest.maxTurns).toBe(12);
       expect(child?.manifest.provenance).toMatchObject({ origin: "evolution", parentId: packageId(seed), generation: 1 });
       const attempts = store.listEvolutionAttempts(lineageIdFor(seed));

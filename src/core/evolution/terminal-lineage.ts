@@ -30,7 +30,7 @@ export function terminalSeedSequence(seed: EnvPackage & { readonly terminal: Ter
  * (the terminal gates are the validations and the admission: oracle passes, empty and random
  * controls fail, deterministic tests, hint, novelty against the seeds and every terminal task in
  * the store but the parent; then the rubric review), with the child written by the host as
- * `<lineage>/g<N>-a<attempt>-r<round>`. A validated child becomes a terminal package (provenance
+ * `g<N>-a<attempt>-r<round>` beside the lineage's seed. A validated child becomes a terminal package (provenance
  * `evolution`, `terminal.maxTurns` commands) with its generation record: the plan, the unified diff
  * of the task's files, the verdicts. Never throws for model output or a broken child.
  * @throws TerminalHostMissingError without `deps.terminal`
@@ -40,7 +40,12 @@ export async function attemptTerminalLineageGeneration(input: AttemptInput, deps
   const parentTask = input.parent.terminal as TerminalTask;
   const parentFiles = host.readFiles(parentTask.folder);
   const parentId = packageId(input.parent);
-  const pool = [...host.pool, ...deps.store.listEnvironments().flatMap((record) => (record.package.terminal === undefined || record.id === parentId ? [] : [record.package.terminal]))];
+  // novelty against every other terminal task: the host's seeds (not the parent's original, of which the lineage holds a copy) and the store's
+  const pool = [
+    ...host.pool.filter((task) => task.filesDigest === undefined || task.filesDigest !== parentTask.filesDigest),
+    ...deps.store.listEnvironments().flatMap((record) => (record.package.terminal === undefined || record.id === parentId ? [] : [record.package.terminal])),
+  ];
+  const seedFolder = (input.lineage.seed.terminal ?? parentTask).folder;
   const result = await attemptTerminalGeneration(
     { task: parentTask, files: parentFiles, sequence: input.parentSequence },
     input.lineage.id,
@@ -53,7 +58,7 @@ export async function attemptTerminalLineageGeneration(input: AttemptInput, deps
       pool,
       rubrics: deps.rubrics,
       corpus: deps.corpus,
-      materialize: (files, generation, round) => host.materialize(files, `${input.lineage.seedName}/g${generation}-a${input.attempt}-r${round}`),
+      materialize: (files, generation, round) => host.materialize(files, `g${generation}-a${input.attempt}-r${round}`, seedFolder),
     },
     settings,
   );

@@ -187,6 +187,7 @@ async function evaluateCompletion(input: DesignStepInput, prompt: DesignerPrompt
           temperature: config.solver.temperature,
           seed: deriveSeed(config.seed, round, "calibration-gate", index, play),
           format: config.solver.format,
+          historyChars: config.solver.historyChars,
         }),
     },
   });

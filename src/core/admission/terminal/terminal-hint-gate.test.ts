@@ -38,6 +38,11 @@ describe("terminal hint gate", () => {
     expect(await terminalHintGate().check(task, context)).toMatchObject({ status: "reject", reason: "hint_leaks_answer", evidence: { match: "normalised" } });
   });
 
+  it("keeps a solution line whole: a here-document line `timeout: 30` is not the value 30", async () => {
+    const task = { ...withHint("Allow the service 30 seconds to start before you check it."), solution: "#!/bin/bash\ncat > /app/svc.yaml <<'END'\ntimeout: 30\nEND\n" };
+    expect(await terminalHintGate().check(task, context)).toMatchObject({ status: "pass" });
+  });
+
   it("leaves shell syntax and comments out of the solution lines it looks for", () => {
     expect(solutionCommands("#!/bin/bash\n# write it\nset -e\nfi\ncat > /app/x <<'END'\nEND\n")).toEqual(["cat > /app/x <<'END'"]);
   });

@@ -23,8 +23,9 @@ export function solutionCommands(solution: string): string[] {
  * `admission.hintMinChars` and `admission.hintMaxChars`, and it must not give away a line of
  * `solution/solve.sh` that the instruction does not already show ({@link secretCandidates},
  * matched as the program gate matches the oracle's actions: {@link hintContainsAnswer}). A task
- * without a hint passes (Harbor tasks need not carry one; regret is then not measured for it).
- * Reasons: `hint_length`, `hint_leaks_answer`.
+ * without a hint passes (Harbor tasks need not carry one; its with-hint plays then see the line
+ * "(this task has no hint)", so its regret compares two conditions without advice). A hint that
+ * gives the tests' expected values without quoting a solution line is not caught. Reasons: `hint_length`, `hint_leaks_answer`.
  */
 export function terminalHintGate(): TerminalGate {
   return {
@@ -38,7 +39,7 @@ export function terminalHintGate(): TerminalGate {
       }
       const commands = solutionCommands(task.solution ?? "");
       for (const { value } of secretCandidates([{ seed: 0, actions: commands }], task.instruction)) {
-        const match = hintContainsAnswer(hint, value);
+        const match = hintContainsAnswer(hint, value, { stripLabel: false });
         if (match !== null) {
           return reject("hint", "hint_leaks_answer", `the hint contains the line ${JSON.stringify(value.slice(0, 80))} of solution/solve.sh (${match} match)`, { answer: value.slice(0, 200), match });
         }
