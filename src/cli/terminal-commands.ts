@@ -3,6 +3,7 @@ import { ConfigError, type TerminalTask } from "../spec/index.js";
 import { readHarborTask } from "../adapters/terminal/index.js";
 import { ensureRoot, imageKey } from "../adapters/terminal/index.js";
 import { benchTerminal } from "../adapters/terminal/index.js";
+import { OPENENV_IMAGE } from "../adapters/openenv/index.js";
 import { TERMINAL_SEED_FOLDER, terminalSeeds } from "./admit-terminal.js";
 
 function readTasks(paths: readonly string[]): TerminalTask[] {
@@ -16,12 +17,14 @@ function readTasks(paths: readonly string[]): TerminalTask[] {
 
 /**
  * `envforge sandbox roots [TASK_DIR...]`: builds (once; cached after) the Debian roots the terminal
- * tasks need (default: the terminal seeds) and prints each image with its folder. Exit 0.
+ * tasks need (default: the terminal seeds', and the root OpenEnv packages run in) and prints each
+ * image with its folder. Exit 0.
  * @throws ConfigError for a task folder that does not read (exit 2)
  * @throws SandboxUnavailableError when a root cannot be built (exit 2)
  */
 export async function sandboxRootsCommand(paths: readonly string[], write: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
-  const tasks = readTasks(paths);
+  // with no folder named: the terminal seeds' roots and the one OpenEnv packages run in
+  const tasks: Pick<TerminalTask, "image">[] = [...readTasks(paths), ...(paths.length === 0 ? [{ image: OPENENV_IMAGE }] : [])];
   const images = new Map(tasks.map((task) => [imageKey(task.image, "http://deb.debian.org/debian"), task]));
   for (const task of images.values()) {
     const started = performance.now();

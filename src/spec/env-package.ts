@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { EnvProgram } from "./sandbox.js";
 import type { TerminalTask } from "./terminal.js";
+import type { OpenEnvTask } from "./openenv.js";
 import { MAX_TOOLS, ToolDefinitionSchema } from "./tool-call.js";
 import { LevelOutOfRangeError } from "./errors.js";
 
@@ -159,6 +160,12 @@ export interface EnvPackage {
    * episode's command budget. Absent: an environment program.
    */
   readonly terminal?: TerminalTask;
+  /**
+   * An OpenEnv environment package instead of an envforge program (docs/openenv-import.md): episodes
+   * run its environment class in the terminal jail, `envSource` holds its environment module and
+   * `oracleSource` its optional `oracle.py`. Absent: an environment program.
+   */
+  readonly openenv?: OpenEnvTask;
 }
 
 /**
@@ -174,6 +181,7 @@ export function programOf(pkg: EnvPackage, options: { readonly oracle: boolean; 
     oracleSource: options.oracle ? pkg.oracleSource : null,
     rewardRange: pkg.manifest.rewardRange,
     ...(pkg.terminal === undefined ? {} : { terminalEpisode: { task: pkg.terminal, maxTurns } }),
+    ...(pkg.openenv === undefined ? {} : { openenvEpisode: { task: pkg.openenv, withOracle: options.oracle } }),
   };
 }
 
@@ -219,6 +227,7 @@ function computePackageId(pkg: EnvPackage): string {
   hash.update(pkg.oracleSource);
   // a terminal task: its whole folder (Dockerfile, data files, instruction), not only tests and solution
   if (pkg.terminal?.filesDigest !== undefined) hash.update(`\0${pkg.terminal.filesDigest}`);
+  if (pkg.openenv !== undefined) hash.update(`\0${pkg.openenv.filesDigest}`);
   return `env-${hash.digest("hex").slice(0, 16)}`;
 }
 

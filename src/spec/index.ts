@@ -19,3 +19,4 @@ export * from "./evaluation.js";
 export * from "./export-format.js";
 export * from "./tool-call.js";
 export * from "./terminal.js";
+export * from "./openenv.js";

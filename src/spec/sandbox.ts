@@ -1,4 +1,5 @@
 import type { TerminalTask } from "./terminal.js";
+import type { OpenEnvTask } from "./openenv.js";
 import type { EnvAction } from "./tool-call.js";
 
 /**
@@ -65,6 +66,12 @@ export interface EnvProgram {
    * @default undefined
    */
   readonly terminalEpisode?: { readonly task: TerminalTask; readonly maxTurns: number };
+  /**
+   * An OpenEnv package played by its environment class in the terminal jail (`withOpenEnvRuntime`);
+   * `withOracle`: the session answers `oracleAction` from the package's `oracle.py`. A plain sandbox
+   * refuses it.
+   */
+  readonly openenvEpisode?: { readonly task: OpenEnvTask; readonly withOracle: boolean };
 }
 
 /**

@@ -65,6 +65,12 @@ export interface TerminalTask {
    * Dockerfile too. Set by the Harbor reader; absent on a task built by hand.
    */
   readonly filesDigest?: string;
+  /**
+   * Host folders bound read-only into the root (`host` at `jail`, an absolute path). Set by
+   * envforge's own adapters only (the OpenEnv session binds OpenEnv's modules); the Harbor reader
+   * never sets it, so a task folder cannot ask for a host path. @default none
+   */
+  readonly readOnlyBinds?: readonly { readonly host: string; readonly jail: string }[];
 }
 
 /** What one command in the agent's shell gave. */

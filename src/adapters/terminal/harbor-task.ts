@@ -53,12 +53,12 @@ function readText(path: string): string | null {
 }
 
 /**
- * The first entry of the task folder that is not a plain file or folder (a symbolic link, a FIFO,
+ * The first entry of a task or package folder that is not a plain file or folder (a symbolic link, a FIFO,
  * a device, a socket), as a path relative to the folder; null when there is none. Links are
  * refused whatever they point at: a link in `environment/` or `tests/` would be followed on the
  * host when the root is prepared, and reach host files.
  */
-function unsafeEntry(root: string): string | null {
+export function unsafeEntry(root: string): string | null {
   const walk = (folder: string): string | null => {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
       const path = join(folder, entry.name);

@@ -300,6 +300,7 @@ export class TerminalJailRuntime implements TerminalRuntime {
       network: task.network,
       maxOutputBytes: this.options.maxOutputBytes ?? 16_000,
       requireSeccomp: this.options.requireSeccomp ?? true,
+      binds: (task.readOnlyBinds ?? []).map((bind) => ({ host: bind.host, jail: bind.jail })),
     };
     const userArgs = process.getuid?.() === 0 ? [] : ["--user", "--map-root-user"];
     const root = JailedRoot.start("unshare", [...userArgs, "--mount", "--propagation", "private", this.python, TERMINAL_JAIL_PATH, JSON.stringify(config)], task, runDir, cgroup);

@@ -110,6 +110,9 @@ class Episode:
         self.network = bool(config.get("network"))
         self.max_output = int(config.get("maxOutputBytes") or 16000)
         self.require_seccomp = bool(config.get("requireSeccomp"))
+        # host folders bound read-only (set by envforge's own adapters, never by a task folder)
+        self.binds = [(bind["host"], bind["jail"]) for bind in (config.get("binds") or [])
+                      if os.path.isabs(bind["host"]) and bind["jail"].startswith("/") and ".." not in bind["jail"].split("/")]
         self.shell = None
         self.seccomp = None
         self.seccomp_error = None
@@ -173,6 +176,8 @@ class Episode:
         ]
         if self.network:
             args.append("--share-net")
+        for host, jail in self.binds:
+            args += ["--ro-bind", host, jail]
         for key, value in self.env.items():
             args += ["--setenv", key, value]
         if verifier:

@@ -1,4 +1,4 @@
-import { levelCount, pass, reject, type EnvPackage, type Verdict } from "../../spec/index.js";
+import { levelCount, pass, programOf, reject, type EnvPackage, type Verdict } from "../../spec/index.js";
 import { playEpisodeJobs, type EpisodeJob } from "../rollout/index.js";
 import type { AdmissionContext, AdmissionGate } from "./gate.js";
 import { rewardRangeViolation } from "./probe-episodes.js";
@@ -89,7 +89,7 @@ async function probeLevel(candidate: EnvPackage, context: AdmissionContext, leve
   const { settings } = context;
   const solver = context.solver as NonNullable<AdmissionContext["solver"]>;
   const results: boolean[] = [];
-  const program = { envSource: candidate.envSource, oracleSource: null, rewardRange: candidate.manifest.rewardRange };
+  const program = programOf(candidate, { oracle: false, maxTurns: solver.maxTurns });
   const at = level === undefined ? "" : `level ${level}: `;
   // one stage's plays run solver.concurrency at a time; a play the sandbox cuts short gets a fresh session for the next
   const play = async (count: number): Promise<Verdict | null> => {

@@ -1,4 +1,4 @@
-import { reject, type EnvPackage, type EnvSession, type Episode, type RejectVerdict, type SandboxOutcome, type Sandbox } from "../../spec/index.js";
+import { programOf, reject, type EnvPackage, type EnvSession, type Episode, type RejectVerdict, type SandboxOutcome, type Sandbox } from "../../spec/index.js";
 import type { AdmissionGateName } from "../../config/index.js";
 import { playEpisode, type Policy } from "../rollout/index.js";
 
@@ -29,9 +29,11 @@ export async function withSession<T>(
   use: (session: EnvSession) => Promise<T>,
   options: SessionOptions = {},
 ): Promise<SandboxOutcome<T>> {
+  // the shared program of a package (an OpenEnv package's or a terminal task's kind goes with it)
+  const { rewardRange: _range, ...shared } = programOf(candidate, { oracle: withOracle });
   const program = {
+    ...shared,
     envSource: options.envSource ?? candidate.envSource,
-    oracleSource: withOracle ? candidate.oracleSource : null,
     ...(options.checkRewardRange === false ? {} : { rewardRange: candidate.manifest.rewardRange }),
   };
   let opened = await sandbox.open(program);

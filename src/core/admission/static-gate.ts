@@ -31,6 +31,12 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
   if (!manifest.success) {
     return packageInvalid(manifest.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; "));
   }
+  if (candidate.openenv !== undefined) {
+    // an OpenEnv package was read by its own reader (openenv.yaml, models.py, server/app.py, one
+    // Environment subclass); its Python is not an envforge program, so only the oracle is asked for here
+    if (!candidate.openenv.hasOracle) return reject("static", "missing_oracle", `${candidate.openenv.name} has no oracle.py: envforge's gates need a reference policy, act(env, observation) returning the next action (env is the package's environment object)`);
+    return pass("static", { openenv: candidate.openenv.name, environment: `${candidate.openenv.environmentModule}.${candidate.openenv.environmentClass}` });
+  }
   if (candidate.manifest.tools !== undefined) {
     try {
       compileToolSchemas(candidate.manifest.tools);

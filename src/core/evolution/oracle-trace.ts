@@ -1,4 +1,4 @@
-import type { EnvPackage, Episode, Sandbox } from "../../spec/index.js";
+import { programOf, type EnvPackage, type Episode, type Sandbox } from "../../spec/index.js";
 import { oraclePolicy, playEpisode } from "../rollout/index.js";
 
 /** Options of {@link oracleTrace}. */
@@ -27,7 +27,8 @@ export interface OracleTrace {
 export async function oracleTrace(pkg: EnvPackage, sandbox: Sandbox, options: OracleTraceOptions = {}): Promise<OracleTrace> {
   const maxChars = options.maxChars ?? 300;
   const cut = (text: string) => (text.length > maxChars ? `${text.slice(0, maxChars)}…` : text);
-  const opened = await sandbox.open({ envSource: pkg.envSource, oracleSource: pkg.oracleSource });
+  const { rewardRange: _range, ...program } = programOf(pkg, { oracle: true });
+  const opened = await sandbox.open(program);
   if (opened.kind !== "ok") return { episode: null, text: `(the program did not load: ${opened.kind}: ${cut(opened.message)})` };
   try {
     const episode = await playEpisode(opened.value, pkg.manifest, options.seed ?? 0, oraclePolicy(opened.value), { maxTurns: options.maxTurns ?? 8 });
