@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { configSource, ADMISSION_GATE_NAMES, mergeConfigInput, parseConfig, readConfigFile, type AdmissionGateName, type Config } from "../config/index.js";
-import { ConfigError, type EnvPackage, type LanguageModel, type RejectVerdict, type TerminalRuntime } from "../spec/index.js";
+import { ConfigError, type EnvPackage, type LanguageModel, type RejectVerdict } from "../spec/index.js";
 import {
   admissionConcurrency,
   admit,
@@ -20,8 +20,7 @@ import { mapWithConcurrency } from "../support/concurrency.js";
 import { admissionResources } from "./admission-resources.js";
 import { admitTerminalCommand, evaluateTerminalCommand, isTerminalCorpus } from "./admit-terminal.js";
 import { isHarborTaskFolder } from "../adapters/terminal/index.js";
-import { withOpenEnvRuntime } from "../adapters/openenv/index.js";
-import { terminalRuntimeOf } from "./terminal-runtime.js";
+import { terminalSandboxOf } from "./terminal-runtime.js";
 import { loadCandidate } from "./load-candidate.js";
 import { writeAdmission, writeEvaluationReport } from "./admit-output.js";
 import { modelOptionsOf } from "./model-options.js";
@@ -137,8 +136,7 @@ async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: s
   const seeds = members.slice(0, seedFolders.length).map((member) => member.package);
   const pool = members.map((member) => member.package);
   // OpenEnv packages play in the terminal jail, made when the first one is opened
-  let runtime: TerminalRuntime | null = null;
-  const sandbox = withOpenEnvRuntime(openSandbox(config.sandbox), () => (runtime ??= terminalRuntimeOf(config)));
+  const sandbox = terminalSandboxOf(openSandbox(config.sandbox), config);
   let gates = buildGates(config.admission);
   const notes: string[] = [];
   let model: LanguageModel | undefined;
@@ -175,7 +173,6 @@ async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: s
     notes,
     async close() {
       await sandbox.close();
-      await (runtime as TerminalRuntime | null)?.close();
       await model?.close();
     },
   };

@@ -60,6 +60,7 @@ program
   .option("--resume", "continue the run in --out (default: the newest in runs/) with its stored config")
   .option("--terminal-seeds <dir>", "a folder of Harbor task folders whose terminal tasks join memory, e.g. envs/terminal-seeds (config: terminal.seeds)")
   .option("--allow-network", "let terminal tasks that ask for the network reach it (config: terminal.allowNetwork)")
+  .option("--openenv <dir>", "an OpenEnv package folder, or a folder of them, whose environments join memory (config: openenv.packages)")
   .addHelpText("after", "\nExit codes: 0 done; 1 the model never answered; 2 bad flags, config or machine set-up.")
   .action(async (flags) => {
     process.exitCode = await runCommand(flags);

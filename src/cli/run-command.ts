@@ -20,7 +20,7 @@ import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
 import { resumeCommand } from "./invocation.js";
 import { liveTensorBoardExport } from "./live-tensorboard.js";
-import { terminalSandboxOf, terminalSeedPackages } from "./terminal-runtime.js";
+import { openEnvSeedPackages, terminalSandboxOf, terminalSeedPackages } from "./terminal-runtime.js";
 
 /** Flags of `envforge run`; each maps to one config key. */
 export interface RunFlags {
@@ -34,6 +34,7 @@ export interface RunFlags {
   readonly resume?: boolean;
   readonly terminalSeeds?: string;
   readonly allowNetwork?: boolean;
+  readonly openenv?: string;
 }
 
 /**
@@ -53,6 +54,7 @@ export function runConfigInput(flags: RunFlags): unknown {
     ...(flags.terminalSeeds === undefined && flags.allowNetwork === undefined
       ? {}
       : { terminal: { ...(flags.terminalSeeds === undefined ? {} : { seeds: flags.terminalSeeds }), ...(flags.allowNetwork === undefined ? {} : { allowNetwork: flags.allowNetwork }) } }),
+    ...(flags.openenv === undefined ? {} : { openenv: { packages: flags.openenv } }),
   };
   return mergeConfigInput(fromFile, fromFlags);
 }
@@ -106,7 +108,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   }
   // refusals that need nothing started come before the run's folder and store are written
   trainerPlanOf(config);
-  const seeds = [...(config.terminal.only ? [] : loadSeedPackages()), ...terminalSeedPackages(config)];
+  const seeds = [...(config.terminal.only ? [] : loadSeedPackages()), ...terminalSeedPackages(config), ...openEnvSeedPackages(config)];
   // terminal tasks (terminal.seeds, or lineages imported from a terminal evolution) play in their jail, made when first needed
   const sandbox = terminalSandboxOf(openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`)), config);
   const corpus = readCorpus(config.corpus.path);

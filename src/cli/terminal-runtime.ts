@@ -1,4 +1,5 @@
 import { readHarborTaskFolders, TerminalJailRuntime } from "../adapters/terminal/index.js";
+import { openEnvPackage, readOpenEnvPackageFolders, withOpenEnvRuntime } from "../adapters/openenv/index.js";
 import type { Config } from "../config/index.js";
 import { terminalPackage, withTerminalRuntime } from "../core/terminal/index.js";
 import { ConfigError, type EnvPackage, type Sandbox, type TerminalRuntime } from "../spec/index.js";
@@ -9,12 +10,24 @@ export function terminalRuntimeOf(config: Pick<Config, "terminal">): TerminalJai
 }
 
 /**
- * `sandbox` that also plays terminal tasks ({@link withTerminalRuntime}), with the config's jail
- * and command limit; the jail is made on the first terminal task, so a memory without one never
- * starts it. `runtime` makes it (default: {@link terminalRuntimeOf}); pass one the caller shares and closes itself.
+ * `sandbox` that also plays terminal tasks ({@link withTerminalRuntime}) and OpenEnv packages
+ * (`withOpenEnvRuntime`) in one terminal jail with the config's limits; the jail is made on the
+ * first such environment, so a memory without one never starts it. `runtime` makes it (default:
+ * {@link terminalRuntimeOf}, closed with the returned sandbox); a runtime the caller passes is the
+ * caller's to close.
  */
-export function terminalSandboxOf(sandbox: Sandbox, config: Pick<Config, "terminal">, runtime: () => TerminalRuntime = () => terminalRuntimeOf(config)): Sandbox {
-  return withTerminalRuntime(sandbox, runtime, { commandTimeoutMs: config.terminal.commandTimeoutMs });
+export function terminalSandboxOf(sandbox: Sandbox, config: Pick<Config, "terminal">, runtime?: () => TerminalRuntime): Sandbox {
+  let made: TerminalRuntime | null = null;
+  const shared = () => (made ??= (runtime ?? (() => terminalRuntimeOf(config)))());
+  const wrapped = withOpenEnvRuntime(withTerminalRuntime(sandbox, shared, { commandTimeoutMs: config.terminal.commandTimeoutMs }), shared);
+  return {
+    name: `${sandbox.name}+terminal`,
+    open: (program) => wrapped.open(program),
+    async close() {
+      await wrapped.close();
+      if (runtime === undefined) await (made as TerminalRuntime | null)?.close();
+    },
+  };
 }
 
 /**
@@ -30,5 +43,21 @@ export function terminalSeedPackages(config: Pick<Config, "terminal">): EnvPacka
   return tasks.map((task) => {
     if ("status" in task) throw new ConfigError(`terminal.seeds ${folder}: ${String(task.evidence?.folder ?? "a task")} does not read (${task.reason}): ${task.message}`);
     return terminalPackage(task, config.terminal.maxTurns);
+  });
+}
+
+/**
+ * The OpenEnv packages of `openenv.packages` as environments ({@link openEnvPackage},
+ * `openenv.maxTurns` steps each), in path order; none when the key is null.
+ * @throws ConfigError when the folder holds no OpenEnv package, or one of them does not read (its verdict is named)
+ */
+export function openEnvSeedPackages(config: Pick<Config, "openenv">): EnvPackage[] {
+  const folder = config.openenv.packages;
+  if (folder === null) return [];
+  const packages = readOpenEnvPackageFolders(folder);
+  if (packages.length === 0) throw new ConfigError(`openenv.packages ${folder}: no OpenEnv package folder (with openenv.yaml) there`);
+  return packages.map((task) => {
+    if ("status" in task) throw new ConfigError(`openenv.packages ${folder}: ${String(task.evidence?.folder ?? "a package")} does not read (${task.reason}): ${task.message}`);
+    return openEnvPackage(task, config.openenv.maxTurns);
   });
 }

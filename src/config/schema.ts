@@ -14,6 +14,7 @@ import { ScheduleSchema } from "./sections/schedule.js";
 import { ServeSchema } from "./sections/serve.js";
 import { SolverSchema } from "./sections/solver.js";
 import { TerminalSchema } from "./sections/terminal.js";
+import { OpenEnvSchema } from "./sections/openenv.js";
 import { TrainerSchema } from "./sections/trainer.js";
 
 export { ADMISSION_GATE_NAMES, type AdmissionGateName } from "./sections/admission.js";
@@ -54,6 +55,8 @@ export const ConfigSchema = z
     schedule: ScheduleSchema,
     /** Terminal tasks (Harbor task folders) in the run, and their episodes' limits. */
     terminal: TerminalSchema,
+    /** OpenEnv environment packages in the run's memory. */
+    openenv: OpenEnvSchema,
     /** Held-out evaluation (`envforge eval`); every key has the CLI flag named beside it. */
     eval: EvalSchema,
     /** Metrics written beside `metrics.jsonl` while a run works. */

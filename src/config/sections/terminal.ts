@@ -17,7 +17,7 @@ export const TerminalSchema = z
     seeds: z.string().min(1).nullable().default(null),
     /**
      * Memory starts with the terminal tasks of `seeds` alone, without the shipped program seeds (a
-     * run that trains a terminal agent). The Designer still writes programs unless `designer.designs`
+     * run that trains a terminal agent; `openenv.packages` still join). The Designer still writes programs unless `designer.designs`
      * is 0. Needs `seeds`. @default false
      */
     only: z.boolean().default(false),
