@@ -2,7 +2,7 @@ import { readHarborTaskFolders, TerminalJailRuntime } from "../adapters/terminal
 import { openEnvPackage, readOpenEnvPackageFolders, withOpenEnvRuntime } from "../adapters/openenv/index.js";
 import type { Config } from "../config/index.js";
 import { terminalPackage, withTerminalRuntime } from "../core/terminal/index.js";
-import { ConfigError, type EnvPackage, type Sandbox, type TerminalRuntime } from "../spec/index.js";
+import { ConfigError, type EnvPackage, type RejectVerdict, type Sandbox, type TerminalRuntime } from "../spec/index.js";
 
 /** The terminal jail the config describes (`terminal.allowNetwork`). @throws SandboxUnavailableError when python3 or the jail script is missing */
 export function terminalRuntimeOf(config: Pick<Config, "terminal">): TerminalJailRuntime {
@@ -36,14 +36,7 @@ export function terminalSandboxOf(sandbox: Sandbox, config: Pick<Config, "termin
  * @throws ConfigError when the folder holds no Harbor task folder, or one of them does not read (its verdict is named)
  */
 export function terminalSeedPackages(config: Pick<Config, "terminal">): EnvPackage[] {
-  const folder = config.terminal.seeds;
-  if (folder === null) return [];
-  const tasks = readHarborTaskFolders(folder);
-  if (tasks.length === 0) throw new ConfigError(`terminal.seeds ${folder}: no Harbor task folder (with task.toml) there`);
-  return tasks.map((task) => {
-    if ("status" in task) throw new ConfigError(`terminal.seeds ${folder}: ${String(task.evidence?.folder ?? "a task")} does not read (${task.reason}): ${task.message}`);
-    return terminalPackage(task, config.terminal.maxTurns);
-  });
+  return folderPackages("terminal.seeds", config.terminal.seeds, readHarborTaskFolders, "Harbor task folder (with task.toml)", (task) => terminalPackage(task, config.terminal.maxTurns));
 }
 
 /**
@@ -52,12 +45,19 @@ export function terminalSeedPackages(config: Pick<Config, "terminal">): EnvPacka
  * @throws ConfigError when the folder holds no OpenEnv package, or one of them does not read (its verdict is named)
  */
 export function openEnvSeedPackages(config: Pick<Config, "openenv">): EnvPackage[] {
-  const folder = config.openenv.packages;
+  return folderPackages("openenv.packages", config.openenv.packages, readOpenEnvPackageFolders, "OpenEnv package folder (with openenv.yaml)", (task) => openEnvPackage(task, config.openenv.maxTurns));
+}
+
+/** The packages `read` finds in `folder` (the config key `key`), each made by `make`; a folder that holds none, or an entry that does not read, is a ConfigError naming the key. */
+function folderPackages<T>(key: string, folder: string | null, read: (folder: string) => (T | RejectVerdict)[], kind: string, make: (entry: T) => EnvPackage): EnvPackage[] {
   if (folder === null) return [];
-  const packages = readOpenEnvPackageFolders(folder);
-  if (packages.length === 0) throw new ConfigError(`openenv.packages ${folder}: no OpenEnv package folder (with openenv.yaml) there`);
-  return packages.map((task) => {
-    if ("status" in task) throw new ConfigError(`openenv.packages ${folder}: ${String(task.evidence?.folder ?? "a package")} does not read (${task.reason}): ${task.message}`);
-    return openEnvPackage(task, config.openenv.maxTurns);
+  const entries = read(folder);
+  if (entries.length === 0) throw new ConfigError(`${key} ${folder}: no ${kind} there`);
+  return entries.map((entry) => {
+    if (typeof entry === "object" && entry !== null && "status" in entry) {
+      const verdict = entry as RejectVerdict;
+      throw new ConfigError(`${key} ${folder}: ${String(verdict.evidence?.folder ?? "an entry")} does not read (${verdict.reason}): ${verdict.message}`);
+    }
+    return make(entry as T);
   });
 }

@@ -1,12 +1,10 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { reject, type OpenEnvTask, type RejectVerdict } from "../../spec/index.js";
-import { taskFolderDigest, unsafeEntry } from "../terminal/index.js";
+import { readBoundedText, taskFolderDigest, TextTooLargeError, unsafeEntry } from "../terminal/index.js";
 
-/** Largest Python file or openenv.yaml read from a package, bytes. */
-const MAX_FILE_BYTES = 256 * 1024;
 
 /** The part of openenv 0.10's `openenv.yaml` envforge reads; other keys are ignored. */
 const OpenEnvYamlSchema = z
@@ -43,13 +41,6 @@ export function isOpenEnvPackageFolder(folder: string): boolean {
   return existsSync(join(folder, "openenv.yaml"));
 }
 
-class TooLarge extends Error {}
-
-function readText(path: string): string | null {
-  if (!existsSync(path) || !statSync(path).isFile()) return null;
-  if (statSync(path).size > MAX_FILE_BYTES) throw new TooLarge(`${path} is over ${MAX_FILE_BYTES} bytes`);
-  return readFileSync(path, "utf8");
-}
 
 /** `class Name(…Environment…)` at the start of a line: the environment class of an OpenEnv server module. */
 const ENVIRONMENT_CLASS = /^class\s+([A-Za-z_]\w*)\s*\(\s*(?:[\w.]*\.)?Environment\s*[,)]/m;
@@ -72,7 +63,7 @@ export function readOpenEnvPackage(folder: string): OpenEnvTask | RejectVerdict 
     if (!existsSync(root) || !statSync(root).isDirectory()) return missing("openenv.yaml", `${root} is not a folder`);
     const unsafe = unsafeEntry(root);
     if (unsafe !== null) return reject("static", "unsafe_file", `${unsafe} is a symbolic link or a special file: a package folder holds plain files and folders only`, { folder: root, file: unsafe });
-    const yamlText = readText(join(root, "openenv.yaml"));
+    const yamlText = readBoundedText(join(root, "openenv.yaml"));
     if (yamlText === null) return missing("openenv.yaml", "an OpenEnv package has openenv.yaml at its top");
     let raw: unknown;
     try {
@@ -96,11 +87,11 @@ export function readOpenEnvPackage(folder: string): OpenEnvTask | RejectVerdict 
       ["models.py", "it defines the Action and Observation models"],
       [join("server", "app.py"), "openenv.yaml's app (server.app:app) is the server that must start"],
     ] as const) {
-      if (readText(join(root, file)) === null) return missing(file, why);
+      if (readBoundedText(join(root, file)) === null) return missing(file, why);
     }
     const serverFiles = readdirSync(join(root, "server")).filter((name) => name.endsWith(".py") && name !== "app.py" && name !== "__init__.py").sort();
     const defining = serverFiles.flatMap((name) => {
-      const source = readText(join(root, "server", name)) ?? "";
+      const source = readBoundedText(join(root, "server", name)) ?? "";
       const match = ENVIRONMENT_CLASS.exec(source);
       return match?.[1] === undefined ? [] : [{ name, source, className: match[1] }];
     });
@@ -113,8 +104,8 @@ export function readOpenEnvPackage(folder: string): OpenEnvTask | RejectVerdict 
       );
     }
     const environment = defining[0] as { name: string; source: string; className: string };
-    const oracle = readText(join(root, "oracle.py"));
-    const readme = readText(join(root, "README.md")) ?? "";
+    const oracle = readBoundedText(join(root, "oracle.py"));
+    const readme = readBoundedText(join(root, "README.md")) ?? "";
     const resources = yaml.validation?.resources ?? {};
     const tags = (yaml.validation?.types?.tags ?? yaml.tags ?? []).filter((tag) => tag.trim() !== "").slice(0, 8);
     return {
@@ -133,7 +124,7 @@ export function readOpenEnvPackage(folder: string): OpenEnvTask | RejectVerdict 
       oracle: oracle ?? "",
     };
   } catch (error) {
-    if (error instanceof TooLarge) return reject("static", "too_large", error.message, { folder: root });
+    if (error instanceof TextTooLargeError) return reject("static", "too_large", error.message, { folder: root });
     return reject("static", "missing_file", `cannot read the package folder: ${(error as Error).message}`, { folder: root });
   }
 }

@@ -5,9 +5,8 @@ import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import { reject, type RejectVerdict, type TerminalSetupStep, type TerminalTask } from "../../spec/index.js";
 import { isRefusal, parseDockerfile } from "./dockerfile.js";
+import { readBoundedText, TextTooLargeError } from "./bounded-text.js";
 
-/** Largest instruction.md, test.sh or solve.sh read, bytes. */
-const MAX_TEXT_BYTES = 256 * 1024;
 
 /** Most seconds a task may ask for its agent or its tests (a model-written task could ask for a day). */
 const Seconds = z.number().positive().max(2 * 3600);
@@ -43,14 +42,6 @@ const TaskTomlSchema = z
   })
   .loose();
 
-/** A file of the task over {@link MAX_TEXT_BYTES}. */
-class TooLarge extends Error {}
-
-function readText(path: string): string | null {
-  if (!existsSync(path) || !statSync(path).isFile()) return null;
-  if (statSync(path).size > MAX_TEXT_BYTES) throw new TooLarge(`${path} is over ${MAX_TEXT_BYTES} bytes`);
-  return readFileSync(path, "utf8");
-}
 
 /**
  * The first entry of a task or package folder that is not a plain file or folder (a symbolic link, a FIFO,
@@ -133,7 +124,7 @@ export function readHarborTask(folder: string): TerminalTask | RejectVerdict {
     if (!existsSync(root)) return missing("task.toml", `${root} does not exist`);
     const unsafe = unsafeEntry(root);
     if (unsafe !== null) return reject("static", "unsafe_file", `${unsafe} is a symbolic link or a special file: a task folder holds plain files and folders only`, { folder: root, file: unsafe });
-    const tomlText = readText(join(root, "task.toml"));
+    const tomlText = readBoundedText(join(root, "task.toml"));
     if (tomlText === null) return missing("task.toml", "a Harbor task folder has task.toml at its top");
     let raw: unknown;
     try {
@@ -149,11 +140,11 @@ export function readHarborTask(folder: string): TerminalTask | RejectVerdict {
       return reject("static", reason, `task.toml: ${where}: ${issue?.message ?? "invalid"}`, { folder: root });
     }
     const config = parsed.data;
-    const instruction = readText(join(root, "instruction.md"));
+    const instruction = readBoundedText(join(root, "instruction.md"));
     if (instruction === null || instruction.trim() === "") return missing("instruction.md", "it tells the agent what to do");
-    const testsText = readText(join(root, "tests", "test.sh"));
+    const testsText = readBoundedText(join(root, "tests", "test.sh"));
     if (testsText === null) return missing("tests/test.sh", "it checks the agent's work and writes /logs/verifier/reward.txt");
-    const dockerfileText = readText(join(root, "environment", "Dockerfile"));
+    const dockerfileText = readBoundedText(join(root, "environment", "Dockerfile"));
     const environment = config.environment ?? {};
     if (dockerfileText === null && environment.docker_image === undefined) return missing("environment/Dockerfile", "it (or [environment].docker_image) says what the root holds");
     const plan = parseDockerfile(dockerfileText ?? `FROM ${environment.docker_image as string}`);
@@ -171,7 +162,7 @@ export function readHarborTask(folder: string): TerminalTask | RejectVerdict {
       const to = statSync(from).isDirectory() || !step.intoFolder ? step.to : `${step.to.replace(/\/$/, "")}/${basename(from)}`;
       steps.push({ kind: "copy", from, to });
     }
-    const solveText = readText(join(root, "solution", "solve.sh"));
+    const solveText = readBoundedText(join(root, "solution", "solve.sh"));
     const network = environment.allow_internet === true || environment.network_mode === "public";
     return {
       name: config.task?.name ?? basename(root),
@@ -195,7 +186,7 @@ export function readHarborTask(folder: string): TerminalTask | RejectVerdict {
       filesDigest: taskFolderDigest(root),
     };
   } catch (error) {
-    if (error instanceof TooLarge) return reject("static", "too_large", error.message, { folder: root });
+    if (error instanceof TextTooLargeError) return reject("static", "too_large", error.message, { folder: root });
     return reject("static", "missing_file", `cannot read the task folder: ${(error as Error).message}`, { folder: root });
   }
 }

@@ -4,6 +4,7 @@
  * @module
  */
 export * from "./harbor-task.js";
+export * from "./bounded-text.js";
 export * from "./dockerfile.js";
 export * from "./root-filesystem.js";
 export * from "./task-folder.js";
