@@ -25,7 +25,7 @@ export function loadCandidate(path: string): LoadedCandidate {
   try {
     if (statSync(path).isDirectory()) {
       for (const file of Object.values(PACKAGE_FILES)) {
-        if (!existsSync(join(path, file))) throw new ConfigError(`${path} is not a package folder: ${file} is missing`);
+        if (!existsSync(join(path, file))) throw new ConfigError(`${path} is not a package folder: ${file} is missing (an envforge package has env.json, env.py and oracle.py; an OpenEnv package openenv.yaml; a Harbor task task.toml)`);
       }
       return { package: loadPackageFolder(path) };
     }

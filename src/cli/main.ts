@@ -94,8 +94,8 @@ sandbox
 
 program
   .command("admit")
-  .description("run the admission gates on one environment package (folder or JSON document), or evaluate a corpus of broken ones")
-  .argument("[path]", "package folder or JSON document")
+  .description("run the admission gates on one environment (an envforge package, an OpenEnv package, a Harbor task), or evaluate a corpus of broken ones")
+  .argument("[path]", "an envforge package folder or JSON document, an OpenEnv package folder (openenv.yaml) or a Harbor task folder (task.toml)")
   .option("--json", "print the verdict as JSON")
   .option("--gates <list>", "comma-separated gates to run, in order (config: admission.gates)")
   .option("--skip <list>", "comma-separated gates to leave out (config: admission.skip)")

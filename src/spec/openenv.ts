@@ -19,7 +19,7 @@ export interface OpenEnvTask {
   readonly description: string;
   /** openenv.yaml `validation.reward.range`. @default [0, 1] */
   readonly rewardRange: readonly [number, number];
-  /** openenv.yaml `validation.resources`: memory MiB, disk MiB, cores, and seconds per episode. */
+  /** openenv.yaml `validation.resources` (memory MiB, disk MiB, cores, wall-clock seconds per episode), within envforge's caps (`OPENENV_LIMITS`). */
   readonly resources: { readonly memoryMb: number; readonly diskMb: number; readonly cpus: number; readonly episodeTimeoutSec: number };
   /** Whether the package carries envforge's optional `oracle.py` (`act(env, observation)`). */
   readonly hasOracle: boolean;

@@ -76,9 +76,15 @@ export function openEnvTerminalTask(task: OpenEnvTask, sitePackages: string): Te
   };
 }
 
+/** `text` as one single-quoted shell word. */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}
+
 /** The shell lines that start the driver behind two FIFOs the shell keeps open (fd 3 to it, fd 4 from it). */
 function startDriver(task: OpenEnvTask): string {
-  const args = [task.pythonPackage, task.environmentModule, task.environmentClass].map((arg) => `'${arg}'`).join(" ");
+  // the reader allows identifiers only; quoted all the same (a stored package is data)
+  const args = [task.pythonPackage, task.environmentModule, task.environmentClass].map(shellQuote).join(" ");
   return [
     "rm -f /tmp/.envforge-in /tmp/.envforge-out && mkfifo /tmp/.envforge-in /tmp/.envforge-out",
     `(cd /envforge/package && exec python3 /envforge/openenv_driver.py ${args} </tmp/.envforge-in >/tmp/.envforge-out 2>/tmp/.envforge-driver.log &)`,
@@ -96,12 +102,15 @@ function startDriver(task: OpenEnvTask): string {
  * import fails that reset (`crash`, the message naming the stage). Each `reset(seed)` and `step`
  * is one request to the driver through the shell; a reply that does not validate as the package's
  * Action is an invalid action (`info.invalid_action`) and changes nothing. The return is the sum of
- * the observations' rewards; an episode ends when the environment says `done`. `oracleAction`
+ * the observations' rewards; an episode ends when the environment says `done`, and is cut off
+ * (`timeout`) past `resources.episodeTimeoutSec` of wall-clock time. `oracleAction`
  * asks the package's optional `oracle.py` (`act(env, observation)`).
  */
 export class OpenEnvSession implements EnvSession {
   private session: TerminalSession | null = null;
   private lastObservation = "";
+  /** When the current episode's wall-clock budget (`resources.episodeTimeoutSec`) ends, ms since the epoch. */
+  private deadline = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly runtime: TerminalRuntime,
@@ -150,15 +159,22 @@ export class OpenEnvSession implements EnvSession {
       const loaded = await this.load();
       if (loaded.kind !== "ok") return loaded;
     }
-    const answer = await this.request({ op: "reset", seed }, this.options.callTimeoutMs ?? 30_000);
+    this.deadline = Date.now() + this.task.resources.episodeTimeoutSec * 1000;
+    const answer = await this.request({ op: "reset", seed }, this.callTimeout());
     if (answer.kind !== "ok") return answer;
     this.lastObservation = String(answer.value.observation ?? "");
     return { kind: "ok", value: this.lastObservation };
   }
 
+  /** One call's limit: `callTimeoutMs`, and no later than the episode's deadline. */
+  private callTimeout(): number {
+    return Math.max(1000, Math.min(this.options.callTimeoutMs ?? 30_000, this.deadline - Date.now()));
+  }
+
   async step(action: EnvAction): Promise<SandboxOutcome<StepResult>> {
+    if (Date.now() >= this.deadline) return this.fail("timeout", `the episode ran past its ${this.task.resources.episodeTimeoutSec} s (openenv.yaml episode_timeout_s, at most ${this.task.resources.episodeTimeoutSec} s here)`);
     const text = typeof action === "string" ? action : JSON.stringify(action);
-    const answer = await this.request({ op: "step", action: text }, this.options.callTimeoutMs ?? 30_000);
+    const answer = await this.request({ op: "step", action: text }, this.callTimeout());
     if (answer.kind !== "ok") return answer;
     const reward = Number(answer.value.reward ?? 0);
     if (!Number.isFinite(reward)) return this.fail("crash", `step gave a reward that is not a finite number (${String(answer.value.reward)})`);
@@ -172,7 +188,7 @@ export class OpenEnvSession implements EnvSession {
   async oracleAction(): Promise<SandboxOutcome<EnvAction>> {
     if (!this.withOracle) return { kind: "protocol_violation", message: "the oracle was not loaded for this session" };
     if (!this.task.hasOracle) return { kind: "crash", message: `${this.task.name} has no oracle.py: envforge's gates need one (act(env, observation) returning the next action)` };
-    const answer = await this.request({ op: "oracle", observation: this.lastObservation }, this.options.callTimeoutMs ?? 30_000);
+    const answer = await this.request({ op: "oracle", observation: this.lastObservation }, this.callTimeout());
     if (answer.kind !== "ok") return answer;
     return { kind: "ok", value: String(answer.value.action ?? "") };
   }

@@ -26,8 +26,23 @@ import sys
 import traceback
 
 
+# the jail returns at most 16,000 bytes of a command's output: an answer stays under this, its
+# observation cut in the middle (with the cut said) when it would not
+MAX_ANSWER_BYTES = 15000
+
+
 def answer(value):
-    sys.stdout.write(json.dumps(value, default=str) + "\n")
+    line = json.dumps(value, default=str)
+    text = value.get("observation") if isinstance(value, dict) else None
+    keep = len(text) if isinstance(text, str) else 0
+    while len(line) > MAX_ANSWER_BYTES and keep > 0:
+        keep = keep * 2 // 3
+        cut = len(text) - keep
+        value = dict(value, observation=text[: keep // 2] + f"\n[... {cut} characters cut from this observation ...]\n" + text[len(text) - keep // 2:])
+        line = json.dumps(value, default=str)
+    if len(line) > MAX_ANSWER_BYTES:
+        line = json.dumps({"ok": False, "error": f"the answer is over {MAX_ANSWER_BYTES} bytes"})
+    sys.stdout.write(line + "\n")
     sys.stdout.flush()
 
 

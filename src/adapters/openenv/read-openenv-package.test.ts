@@ -1,10 +1,10 @@
-import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, linkSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { packageId, type OpenEnvTask } from "../../spec/index.js";
 import { openEnvPackage, OPENENV_NO_HINT } from "./openenv-package.js";
-import { readOpenEnvPackage, readOpenEnvPackageFolders } from "./read-openenv-package.js";
+import { OPENENV_LIMITS, readOpenEnvPackage, readOpenEnvPackageFolders } from "./read-openenv-package.js";
 
 const GOOD = "fixtures/openenv-packages/lights_out";
 const BROKEN = "fixtures/broken-openenv-packages";
@@ -46,7 +46,7 @@ describe("readOpenEnvPackage (nothing runs)", () => {
 
   it("imports an openenv-NAME folder (a pip distribution's layout) as the Python package NAME", () => {
     expect(readOpenEnvPackage(copy("openenv-lights_out"))).toMatchObject({ pythonPackage: "lights_out" });
-    expect(readOpenEnvPackage(copy("lights-out"))).toMatchObject({ status: "reject", reason: "invalid_openenv_yaml", message: expect.stringContaining("not a Python identifier") });
+    expect(readOpenEnvPackage(copy("lights-out"))).toMatchObject({ status: "reject", reason: "invalid_package_name", message: expect.stringContaining("not a Python identifier") });
   });
 
   it.each([
@@ -72,6 +72,26 @@ describe("readOpenEnvPackage (nothing runs)", () => {
     writeFileSync(join(two, "server", "second.py"), "from openenv.core.env_server.interfaces import Environment\nclass Second(Environment):\n    pass\n");
     expect(readOpenEnvPackage(two)).toMatchObject({ reason: "missing_environment_class", message: expect.stringContaining("several modules") });
     expect(readOpenEnvPackage(join(scratch, "nowhere"))).toMatchObject({ reason: "missing_file" });
+  });
+
+  it("caps the resources openenv.yaml asks for, and leaves out server files Python cannot import by name", () => {
+    const greedy = copy("lights_out");
+    const yamlPath = join(greedy, "openenv.yaml");
+    writeFileSync(yamlPath, readFileSync(yamlPath, "utf8").replace("memory_mb: 512", "memory_mb: 16384").replace("disk_mb: 64", "disk_mb: 16384").replace("cpu: 1.0", "cpu: 16").replace("episode_timeout_s: 120.0", "episode_timeout_s: 7000"));
+    expect((readOpenEnvPackage(greedy) as OpenEnvTask).resources).toEqual({ memoryMb: OPENENV_LIMITS.memoryMb, diskMb: OPENENV_LIMITS.diskMb, cpus: OPENENV_LIMITS.cpus, episodeTimeoutSec: OPENENV_LIMITS.episodeTimeoutSec });
+    const odd = copy("lights_out");
+    renameSync(join(odd, "server", "lights_out_environment.py"), join(odd, "server", "x' ; echo INJECTED ; '.py"));
+    expect(readOpenEnvPackage(odd)).toMatchObject({ reason: "missing_environment_class" });
+  });
+
+  it("refuses a hard link (it could be a host file linked in), and counts dot-files in the content id", () => {
+    const linked = copy("lights_out");
+    linkSync(join(linked, "README.md"), join(linked, "server", "readme-again.md"));
+    expect(readOpenEnvPackage(linked)).toMatchObject({ reason: "unsafe_file" });
+    const dotted = copy("lights_out");
+    const before = (readOpenEnvPackage(dotted) as OpenEnvTask).filesDigest;
+    writeFileSync(join(dotted, ".payload.py"), "print('runs when imported')\n");
+    expect((readOpenEnvPackage(dotted) as OpenEnvTask).filesDigest).not.toBe(before);
   });
 
   it("lists the package folders of a folder in path order, and a package folder as itself", () => {

@@ -36,6 +36,12 @@ const OpenEnvYamlSchema = z
   })
   .loose();
 
+/**
+ * The most an OpenEnv package's `validation.resources` may ask for: memory 2048 MiB, disk 1024 MiB,
+ * 2 cores, 300 s of wall-clock time per episode (what it asks for above these is cut to them).
+ */
+export const OPENENV_LIMITS = { memoryMb: 2048, diskMb: 1024, cpus: 2, episodeTimeoutSec: 300 } as const;
+
 /** Whether `folder` looks like an OpenEnv environment package (has an openenv.yaml). */
 export function isOpenEnvPackageFolder(folder: string): boolean {
   return existsSync(join(folder, "openenv.yaml"));
@@ -51,7 +57,8 @@ const ENVIRONMENT_CLASS = /^class\s+([A-Za-z_]\w*)\s*\(\s*(?:[\w.]*\.)?Environme
  * `server/app.py` and one server module defining a subclass of OpenEnv's `Environment`; envforge's
  * optional `oracle.py` (`act(env, observation)`) is read too. Nothing runs here: what the folder
  * gets wrong is a `static` reject verdict naming the file and the problem (`missing_file`,
- * `invalid_openenv_yaml`, `missing_environment_class`, `unsafe_file`, `too_large`), never an
+ * `invalid_openenv_yaml`, `invalid_package_name`, `missing_environment_class`, `unsafe_file` (a
+ * link, a special file or a hard-linked file), `too_large`), never an
  * exception. That the server starts and the environment plays is for the gates to find, in the jail.
  *
  * @param folder the package folder (relative paths resolve against the working directory)
@@ -80,7 +87,7 @@ export function readOpenEnvPackage(folder: string): OpenEnvTask | RejectVerdict 
     // `openenv init NAME` makes a folder NAME; pip distributions are laid out as openenv-NAME
     const pythonPackage = basename(root).replace(/^openenv-/, "");
     if (!/^[A-Za-z_]\w*$/.test(pythonPackage)) {
-      return reject("static", "invalid_openenv_yaml", `the package folder's name ${JSON.stringify(basename(root))} is not a Python identifier (or openenv- and one): the package imports itself by it (from ..models import …)`, { folder: root });
+      return reject("static", "invalid_package_name", `the package folder's name ${JSON.stringify(basename(root))} is not a Python identifier (or openenv- and one): the package imports itself by it (from ..models import …)`, { folder: root });
     }
     for (const [file, why] of [
       ["__init__.py", "the folder is imported as a Python package"],
@@ -89,7 +96,8 @@ export function readOpenEnvPackage(folder: string): OpenEnvTask | RejectVerdict 
     ] as const) {
       if (readBoundedText(join(root, file)) === null) return missing(file, why);
     }
-    const serverFiles = readdirSync(join(root, "server")).filter((name) => name.endsWith(".py") && name !== "app.py" && name !== "__init__.py").sort();
+    // only modules Python can import by name (the name also goes into the driver's command line)
+    const serverFiles = readdirSync(join(root, "server")).filter((name) => /^[A-Za-z_]\w*\.py$/.test(name) && name !== "app.py" && name !== "__init__.py").sort();
     const defining = serverFiles.flatMap((name) => {
       const source = readBoundedText(join(root, "server", name)) ?? "";
       const match = ENVIRONMENT_CLASS.exec(source);
@@ -116,7 +124,13 @@ export function readOpenEnvPackage(folder: string): OpenEnvTask | RejectVerdict 
       environmentClass: environment.className,
       description: (yaml.description ?? firstParagraph(readme)).slice(0, 4000),
       rewardRange: yaml.validation?.reward?.range ?? [0, 1],
-      resources: { memoryMb: resources.memory_mb ?? 1024, diskMb: resources.disk_mb ?? 256, cpus: resources.cpu ?? 1, episodeTimeoutSec: resources.episode_timeout_s ?? 600 },
+      // what openenv.yaml asks for, within envforge's caps (a package must not size its own jail)
+      resources: {
+        memoryMb: Math.min(resources.memory_mb ?? 1024, OPENENV_LIMITS.memoryMb),
+        diskMb: Math.min(resources.disk_mb ?? 256, OPENENV_LIMITS.diskMb),
+        cpus: Math.min(resources.cpu ?? 1, OPENENV_LIMITS.cpus),
+        episodeTimeoutSec: Math.min(resources.episode_timeout_s ?? 300, OPENENV_LIMITS.episodeTimeoutSec),
+      },
       hasOracle: oracle !== null,
       tags,
       filesDigest: taskFolderDigest(root),

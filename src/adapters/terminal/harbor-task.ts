@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, existsSync, lstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
@@ -44,7 +44,8 @@ const TaskTomlSchema = z
 
 
 /**
- * The first entry of a task or package folder that is not a plain file or folder (a symbolic link, a FIFO,
+ * The first entry of a task or package folder that is not a plain file or folder (or is a file with
+ * another hard link: it could be a host file linked in) (a symbolic link, a FIFO,
  * a device, a socket), as a path relative to the folder; null when there is none. Links are
  * refused whatever they point at: a link in `environment/` or `tests/` would be followed on the
  * host when the root is prepared, and reach host files.
@@ -56,7 +57,7 @@ export function unsafeEntry(root: string): string | null {
       if (entry.isDirectory()) {
         const found = walk(path);
         if (found !== null) return found;
-      } else if (!entry.isFile()) return relative(root, path);
+      } else if (!entry.isFile() || lstatSync(path).nlink > 1) return relative(root, path);
     }
     return null;
   };
@@ -64,22 +65,27 @@ export function unsafeEntry(root: string): string | null {
 }
 
 /**
- * sha256 (hex) over a task folder's files, relative paths and bytes in path order (a file over
- * 16 MiB by its size), without `expected.json` (a fixture's label) and dot-files: a task's
- * `filesDigest`.
+ * sha256 (hex) over every file of a task or package folder, relative paths and bytes in path order
+ * (dot-files and fixture labels too: everything that is copied into a root counts): a task's
+ * `filesDigest`. Files are read in 1 MiB chunks.
  * @throws what reading the folder throws (ENOENT for a folder that is gone)
  */
 export function taskFolderDigest(root: string): string {
   const hash = createHash("sha256");
+  const chunk = Buffer.alloc(1024 * 1024);
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      if (entry.name.startsWith(".") || (dir === root && entry.name === "expected.json")) continue;
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (entry.isFile()) {
-        // a file over 16 MiB counts by its size (the digest is an identity, not a check of large data)
-        const size = statSync(path).size;
-        hash.update(`${relative(root, path)}\0`).update(size > 16 * 1024 * 1024 ? `size ${size}` : readFileSync(path)).update("\0");
+        hash.update(`${relative(root, path)}\0`);
+        const fd = openSync(path, "r");
+        try {
+          for (let read = readSync(fd, chunk); read > 0; read = readSync(fd, chunk)) hash.update(chunk.subarray(0, read));
+        } finally {
+          closeSync(fd);
+        }
+        hash.update("\0");
       }
     }
   };

@@ -81,6 +81,23 @@ describe("terminal jail: hostile commands", () => {
     await session.close();
   }, 60_000);
 
+  it("/proc/sys and /proc/sysrq-trigger are read-only (as root, the jail's uid 0 is the host's: core_pattern would run a host shell)", async () => {
+    const session = await open();
+    // opening for writing with nothing written: harmless where it is allowed, refused where the fix holds
+    const probe = await session.run(
+      [
+        "( : > /proc/sys/kernel/core_pattern ) 2>/dev/null && echo CORE-PATTERN-WRITABLE || echo core-pattern-refused",
+        "( : > /proc/sys/vm/drop_caches ) 2>/dev/null && echo SYSCTL-WRITABLE || echo sysctl-refused",
+        "( : > /proc/sysrq-trigger ) 2>/dev/null && echo SYSRQ-WRITABLE || echo sysrq-refused",
+      ].join("; "),
+      10_000,
+    );
+    expect(probe.output).toContain("core-pattern-refused");
+    expect(probe.output).toContain("sysctl-refused");
+    expect(probe.output).toContain("sysrq-refused");
+    await session.close();
+  }, 60_000);
+
   it("writing the reward file directly, a background writer and swapped tools do not reach the reward", async () => {
     const session = await open();
     await session.run(

@@ -170,7 +170,11 @@ class Episode:
     def jail_args(self, verifier=False):
         args = [
             self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-            "--bind", self.root, "/", "--proc", "/proc", "--dev", "/dev", "--clearenv",
+            "--bind", self.root, "/", "--proc", "/proc",
+            # the jail's uid 0 is the host's when envforge runs as root, and /proc/sys checks only the
+            # uid: without these binds a task could write core_pattern (a host root shell) or any sysctl
+            "--ro-bind", "/proc/sys", "/proc/sys", "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
+            "--dev", "/dev", "--clearenv",
             "--setenv", "PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
             "--setenv", "HOME", "/root", "--setenv", "TERM", "dumb", "--setenv", "LANG", "C.UTF-8",
         ]
