@@ -13,8 +13,8 @@ export function terminalRuntimeOf(config: Pick<Config, "terminal">): TerminalJai
  * `sandbox` that also plays terminal tasks ({@link withTerminalRuntime}) and OpenEnv packages
  * (`withOpenEnvRuntime`) in one terminal jail with the config's limits; the jail is made on the
  * first such environment, so a memory without one never starts it. `runtime` makes it (default:
- * {@link terminalRuntimeOf}, closed with the returned sandbox); a runtime the caller passes is the
- * caller's to close.
+ * {@link terminalRuntimeOf}); the runtime made is closed with the returned sandbox (closing a
+ * runtime twice is harmless, so a caller that also uses it elsewhere may close it again).
  */
 export function terminalSandboxOf(sandbox: Sandbox, config: Pick<Config, "terminal">, runtime?: () => TerminalRuntime): Sandbox {
   let made: TerminalRuntime | null = null;
@@ -25,7 +25,7 @@ export function terminalSandboxOf(sandbox: Sandbox, config: Pick<Config, "termin
     open: (program) => wrapped.open(program),
     async close() {
       await wrapped.close();
-      if (runtime === undefined) await (made as TerminalRuntime | null)?.close();
+      await (made as TerminalRuntime | null)?.close();
     },
   };
 }
