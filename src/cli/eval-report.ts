@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { showsLevels, type ComparisonRow, type EvaluationSummary } from "../core/eval/index.js";
-import type { EvalRecord, ResultSummary } from "../spec/index.js";
+import type { EvalRecord, ResultSummary, ToolCallSummary } from "../spec/index.js";
 import { escapeControlCharacters } from "./terminal-text.js";
 
 const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
@@ -37,6 +37,13 @@ function line(name: string, summary: ResultSummary, width: number): string {
   ].join(" ");
 }
 
+/** A tool suite's tool-call replies: the share that parsed and validated, and the refusals by kind. */
+function toolCallLine(name: string, calls: ToolCallSummary): string {
+  const refused = Object.entries(calls.refused).map(([kind, count]) => `${kind} ${count}`);
+  const attempts = calls.valid + Object.values(calls.refused).reduce((sum, count) => sum + count, 0);
+  return `${name}: ${calls.valid} of ${attempts} tool-call replies parsed and validated (${percent(calls.validShare)})${refused.length === 0 ? "" : `; refused: ${refused.join(", ")}`}`;
+}
+
 /** The evaluation as a table: suites (with a row per level when played at a level other than 0) and their tasks, then the buckets. */
 export function formatEvaluation(record: EvalRecord, summary: EvaluationSummary, store: string): string {
   const width = Math.max(34, ...summary.suites.flatMap((suite) => suite.tasks.map((task) => task.name.length + 16)));
@@ -49,6 +56,7 @@ export function formatEvaluation(record: EvalRecord, summary: EvaluationSummary,
   }
   for (const [bucket, value] of Object.entries(summary.buckets)) if (value !== undefined) lines.push(line(`bucket ${bucket}`, value, width));
   lines.push("win = score 1.0 (questions) or the environment's pass threshold (episodes); score = mean score / mean return; invalid = actions without a readable answer; errors count as losses");
+  for (const suite of summary.suites) if (suite.toolCalls !== undefined) lines.push(toolCallLine(suite.name, suite.toolCalls));
   if (summary.suites.some((suite) => showsLevels(suite.levels))) lines.push("level rows pool a suite's environments at that level; environment rows pool their levels (--json has each environment's levels)");
   return lines.join("\n");
 }

@@ -1,4 +1,5 @@
 import type { SandboxFailureKind } from "./sandbox.js";
+import type { ToolCallErrorType } from "./tool-call.js";
 
 /**
  * The `info` key by which an environment says it refused the action: it could not
@@ -20,6 +21,10 @@ export interface Turn {
   readonly reward: number;
   /** The environment refused the action (`info.invalid_action === true`, {@link INVALID_ACTION_INFO_KEY}); absent otherwise. */
   readonly invalidAction?: true;
+  /** A tool environment's turn whose reply made tool calls: how many ran (each one `step`). */
+  readonly toolCalls?: number;
+  /** A tool environment's turn whose reply was refused before reaching the environment: why. */
+  readonly toolError?: ToolCallErrorType;
   /** Token ids of the action as sampled by the policy, when known. */
   readonly actionTokens?: readonly number[];
   /** Sampling logprobs of `actionTokens`, when known. */

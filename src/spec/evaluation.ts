@@ -1,4 +1,5 @@
 import { EnvforgeError } from "./errors.js";
+import type { ToolCallErrorType } from "./tool-call.js";
 
 /**
  * Held-out evaluation: the interfaces of question suites (Reasoning Gym) and of the eval
@@ -121,6 +122,31 @@ export interface ItemResult extends ItemKey {
   /** The model's last reply and the extracted answer (questions), for inspection. */
   readonly response: string;
   readonly answer: string | null;
+  /**
+   * A tool environment's episode (BFCL included): every reply in order, with how many tool calls it
+   * made or why its calls were refused (a reply with neither is a final message). Absent for questions
+   * and text environments.
+   */
+  readonly replies?: readonly ToolReplyRecord[];
+}
+
+/** One Solver reply in a tool environment, as played. */
+export interface ToolReplyRecord {
+  readonly text: string;
+  /** Tool calls the reply made that passed their schemas and ran. */
+  readonly toolCalls?: number;
+  /** Why the reply's calls were refused before reaching the environment. */
+  readonly toolError?: ToolCallErrorType;
+}
+
+/** Tool-call replies of a group of tool-environment items: those whose calls parsed and validated, and those refused, by kind. */
+export interface ToolCallSummary {
+  /** Replies whose tool calls all parsed and validated against their schemas. */
+  readonly valid: number;
+  /** Replies whose calls were refused, per {@link ToolCallErrorType}. */
+  readonly refused: Readonly<Partial<Record<ToolCallErrorType, number>>>;
+  /** `valid / (valid + refused)`; 0 when there were no call attempts. */
+  readonly validShare: number;
 }
 
 /** A win rate with its 95 % interval. */
@@ -138,6 +164,8 @@ export interface ResultSummary extends RateInterval {
   readonly invalidActionRate: number;
   readonly tokens: number;
   readonly errors: number;
+  /** Tool-call replies, when any item has {@link ItemResult.replies}. */
+  readonly toolCalls?: ToolCallSummary;
 }
 
 /** An evaluation: which model at which checkpoint on which suites, and when. */

@@ -1,6 +1,13 @@
-/** One chat message. */
+import type { ToolDefinition } from "./tool-call.js";
+
+/**
+ * One chat message. `tool` is the result of the tool calls the assistant message before it made
+ * (its `<tool_call>` markup, as sampled, is that message's content): the chat template renders it
+ * as the model expects (Qwen2.5: a `<tool_response>` block in a user turn), an OpenAI-compatible
+ * API as `tool` messages answering the assistant's `tool_calls`.
+ */
 export interface ChatMessage {
-  readonly role: "system" | "user" | "assistant";
+  readonly role: "system" | "user" | "assistant" | "tool";
   readonly content: string;
 }
 
@@ -26,6 +33,15 @@ export interface GenerateOptions {
   readonly grammar?: string;
   /** Aborts the request; the promise rejects with a {@link ModelRequestError}. */
   readonly signal?: AbortSignal;
+  /**
+   * Tools the model may call (a tool environment's, OpenAI-style function definitions). Providers
+   * put them where the model expects them: the chat template's `tools` (the embedded llama.cpp
+   * provider and the trainer's tokenizers render the model's own Jinja template with them), the
+   * API's `tools` (OpenAI-compatible servers, whose `tool_calls` come back as `<tool_call>` markup
+   * in the text). A template that does not render tools is refused ({@link ModelRequestError}).
+   * @default none: a plain chat
+   */
+  readonly tools?: readonly ToolDefinition[];
 }
 
 /**

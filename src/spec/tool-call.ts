@@ -27,6 +27,21 @@ export interface ToolCall {
   readonly arguments: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * Why a reply's tool calls were refused before reaching the environment: JSON that does not
+ * parse, a tool the environment does not declare, arguments that break the tool's schema, or
+ * more calls in one reply than allowed.
+ */
+export const TOOL_CALL_ERROR_TYPES = ["malformed_json", "unknown_tool", "invalid_arguments", "too_many_calls"] as const;
+
+/** One of {@link TOOL_CALL_ERROR_TYPES}. */
+export type ToolCallErrorType = (typeof TOOL_CALL_ERROR_TYPES)[number];
+
+/** Whether `value` names a {@link ToolCallErrorType}. */
+export function isToolCallErrorType(value: string): value is ToolCallErrorType {
+  return (TOOL_CALL_ERROR_TYPES as readonly string[]).includes(value);
+}
+
 /** A call's wire shape (sandbox frames, oracle replies). */
 export const ToolCallSchema = z.object({ name: z.string().min(1).max(64), arguments: z.record(z.string(), z.unknown()) }).strict();
 
@@ -40,4 +55,16 @@ export type EnvAction = string | ToolCall;
 /** Whether `action` is a tool call (not text). */
 export function isToolCall(action: EnvAction): action is ToolCall {
   return typeof action !== "string";
+}
+
+/**
+ * `<tool_call>{...}</tool_call>` blocks (Qwen2.5's and Hermes' tool-call markup, the form a tool
+ * call takes in a reply's text everywhere in envforge); a block cut off by the token limit runs
+ * to the end. Group 1 is the block's JSON text.
+ */
+export const TOOL_CALL_BLOCK = /<tool_call>\s*([\s\S]*?)\s*(?:<\/tool_call>|$)/g;
+
+/** A call as the markup {@link TOOL_CALL_BLOCK} reads: `<tool_call>\n{"name": ..., "arguments": ...}\n</tool_call>` (how oracle calls and API `tool_calls` are written into replies). */
+export function renderToolCall(call: ToolCall): string {
+  return `<tool_call>\n${JSON.stringify({ name: call.name, arguments: call.arguments })}\n</tool_call>`;
 }

@@ -13,7 +13,10 @@ components of a real model family, so that the TypeScript tokenizer is checked o
   post-processor that adds ``<bos>``), Gemma 3's chat template saved as ``chat_template.jinja``;
 - ``byte-level``: Llama 3's components (its split regex, byte-level BPE, a post-processor that
   adds ``<|begin_of_text|>``, ``clean_up_tokenization_spaces: true``), a Llama 3 style chat
-  template kept under the ``chat_template`` key of ``tokenizer_config.json``.
+  template kept under the ``chat_template`` key of ``tokenizer_config.json``;
+- ``qwen-tools`` (only when ``cases.json`` has ``tool_chats``: ``[{"messages", "tools"}]``): the
+  byte-level tokenizer with Qwen2.5's chat template, and ``apply_chat_template(messages, tools=...)``
+  of each tool chat (tools as OpenAI function definitions, wrapped as transformers expects).
 
 The answer gives, per folder, what ``transformers`` (loaded from the saved folder) returns:
 ``apply_chat_template(chat, add_generation_prompt=True)`` per chat, ``encode(text,
@@ -97,6 +100,10 @@ LLAMA_TEMPLATE = (
     "{%- endif %}\n"
 )
 
+# Qwen2.5's chat template (Qwen/Qwen2.5-Coder-0.5B-Instruct, chat_template.jinja): tools in a system
+# turn, assistant tool calls as <tool_call> blocks, tool results as <tool_response> blocks in a user turn.
+QWEN_TEMPLATE = '{%- if tools %}\n    {{- \'<|im_start|>system\\n\' }}\n    {%- if messages[0][\'role\'] == \'system\' %}\n        {{- messages[0][\'content\'] }}\n    {%- else %}\n        {{- \'You are Qwen, created by Alibaba Cloud. You are a helpful assistant.\' }}\n    {%- endif %}\n    {{- "\\n\\n# Tools\\n\\nYou may call one or more functions to assist with the user query.\\n\\nYou are provided with function signatures within <tools></tools> XML tags:\\n<tools>" }}\n    {%- for tool in tools %}\n        {{- "\\n" }}\n        {{- tool | tojson }}\n    {%- endfor %}\n    {{- "\\n</tools>\\n\\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{\\"name\\": <function-name>, \\"arguments\\": <args-json-object>}\\n</tool_call><|im_end|>\\n" }}\n{%- else %}\n    {%- if messages[0][\'role\'] == \'system\' %}\n        {{- \'<|im_start|>system\\n\' + messages[0][\'content\'] + \'<|im_end|>\\n\' }}\n    {%- else %}\n        {{- \'<|im_start|>system\\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\\n\' }}\n    {%- endif %}\n{%- endif %}\n{%- for message in messages %}\n    {%- if (message.role == "user") or (message.role == "system" and not loop.first) or (message.role == "assistant" and not message.tool_calls) %}\n        {{- \'<|im_start|>\' + message.role + \'\\n\' + message.content + \'<|im_end|>\' + \'\\n\' }}\n    {%- elif message.role == "assistant" %}\n        {{- \'<|im_start|>\' + message.role }}\n        {%- if message.content %}\n            {{- \'\\n\' + message.content }}\n        {%- endif %}\n        {%- for tool_call in message.tool_calls %}\n            {%- if tool_call.function is defined %}\n                {%- set tool_call = tool_call.function %}\n            {%- endif %}\n            {{- \'\\n<tool_call>\\n{"name": "\' }}\n            {{- tool_call.name }}\n            {{- \'", "arguments": \' }}\n            {{- tool_call.arguments | tojson }}\n            {{- \'}\\n</tool_call>\' }}\n        {%- endfor %}\n        {{- \'<|im_end|>\\n\' }}\n    {%- elif message.role == "tool" %}\n        {%- if (loop.index0 == 0) or (messages[loop.index0 - 1].role != "tool") %}\n            {{- \'<|im_start|>user\' }}\n        {%- endif %}\n        {{- \'\\n<tool_response>\\n\' }}\n        {{- message.content }}\n        {{- \'\\n</tool_response>\' }}\n        {%- if loop.last or (messages[loop.index0 + 1].role != "tool") %}\n            {{- \'<|im_end|>\\n\' }}\n        {%- endif %}\n    {%- endif %}\n{%- endfor %}\n{%- if add_generation_prompt %}\n    {{- \'<|im_start|>assistant\\n\' }}\n{%- endif %}\n'
+
 LLAMA3_SPLIT = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 )
@@ -156,6 +163,19 @@ def save(name: str, out: str, tokenizer: Tokenizer, tokens: dict[str, str], temp
     return folder
 
 
+def tool_truth(folder: str, tool_chats: list) -> list[list[int]]:
+    """``apply_chat_template(messages, tools=[{"type": "function", "function": tool}, ...])`` per tool chat."""
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    return [
+        list(
+            tokenizer.apply_chat_template(
+                case["messages"], tools=[{"type": "function", "function": tool} for tool in case["tools"]], add_generation_prompt=True, tokenize=True, return_dict=False
+            )
+        )
+        for case in tool_chats
+    ]
+
+
 def truth(folder: str, chats: list, texts: list[str]) -> dict:
     tokenizer = AutoTokenizer.from_pretrained(folder)
     chat_ids = [list(tokenizer.apply_chat_template(chat, add_generation_prompt=True, tokenize=True, return_dict=False)) for chat in chats]
@@ -175,7 +195,11 @@ def main() -> None:
         "metaspace": save("metaspace", out, *metaspace_tokenizer(), GEMMA_TEMPLATE, template_in_config=False),
         "byte-level": save("byte-level", out, *byte_level_tokenizer(), LLAMA_TEMPLATE, template_in_config=True),
     }
-    json.dump({name: truth(folder, cases["chats"], cases["texts"]) for name, folder in folders.items()}, sys.stdout)
+    answer = {name: truth(folder, cases["chats"], cases["texts"]) for name, folder in folders.items()}
+    if cases.get("tool_chats"):
+        qwen = save("qwen-tools", out, *byte_level_tokenizer(), QWEN_TEMPLATE, template_in_config=False)
+        answer["qwen-tools"] = {"tool_chats": tool_truth(qwen, cases["tool_chats"])}
+    json.dump(answer, sys.stdout)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ llama.cpp GGUF LoRA file) and ``export_peft_lora`` (a peft folder, for vLLM and 
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 from collections.abc import AsyncIterator
 from functools import lru_cache
@@ -144,12 +145,21 @@ class RetrieveFutureBody(BaseModel):
 
 
 class ChatMessageBody(BaseModel):
-    role: Literal["system", "user", "assistant"]
+    role: Literal["system", "user", "assistant", "tool"]
     content: str
+
+
+class ToolBody(BaseModel):
+    """One tool of a tool environment: an OpenAI-style function definition (JSON Schema ``parameters``)."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
 
 
 class TokenizeBody(BaseModel):
     messages: list[ChatMessageBody] | None = None
+    tools: list[ToolBody] | None = None
     text: str | None = None
 
 
@@ -308,7 +318,7 @@ def create_app(engine: Engine, api_key: str | None = None, poll_wait_s: float = 
             raise UserError("give exactly one of messages and text")
         if body.text is not None:
             return {"tokens": tokenizer.encode(body.text, add_special_tokens=False)}
-        return {"tokens": tokenizer.encode(chat_prompt(tokenizer, body.messages), add_special_tokens=False)}
+        return {"tokens": tokenizer.encode(chat_prompt(tokenizer, body.messages, body.tools), add_special_tokens=False)}
 
     @app.post("/envforge/v1/detokenize")
     async def detokenize(body: DetokenizeBody) -> dict[str, str]:
@@ -354,24 +364,37 @@ def _tokenizer(engine: Engine) -> Any:
     return engine.base.tokenizer
 
 
-def chat_prompt(tokenizer: Any, messages: list[ChatMessageBody]) -> str:
-    """The prompt text of ``messages`` ending with an open assistant turn.
+def chat_prompt(tokenizer: Any, messages: list[ChatMessageBody], tools: list[ToolBody] | None = None) -> str:
+    """The prompt text of ``messages`` ending with an open assistant turn, with ``tools`` (a tool
+    environment's) passed to the template as transformers passes them.
 
     Uses the tokenizer's chat template when it has one; otherwise the Gemma turn format of
     ``gemma_turns.jinja`` (``<start_of_turn>user ... <end_of_turn>``, system text prepended to
-    the first other turn), which is what the embedded Gemma 3 GGUF expects and does not carry as
-    a template. envforge's local tokenizer renders the same file, so both sides tokenise alike.
+    the first other turn, tools in Qwen2.5's wording), which is what the embedded Gemma 3 GGUF
+    expects and does not carry as a template. envforge's local tokenizer renders the same file
+    with the same variables, so both sides tokenise alike.
+
+    Raises UserError when tools are given and the template does not render them.
     """
     plain = [{"role": message.role, "content": message.content} for message in messages]
-    if getattr(tokenizer, "chat_template", None):
-        return tokenizer.apply_chat_template(plain, tokenize=False, add_generation_prompt=True)
-    return _gemma_turns().render(messages=plain, bos_token=tokenizer.bos_token or "", add_generation_prompt=True)
+    own = getattr(tokenizer, "chat_template", None)
+    definitions = [{"type": "function", "function": tool.model_dump()} for tool in tools or []]
+    if definitions and re.search(r"\btools\b", own or _gemma_turns_text()) is None:
+        raise UserError("the chat template does not render tools, so the model would not see a tool environment's tools")
+    if own:
+        return tokenizer.apply_chat_template(plain, tools=definitions or None, tokenize=False, add_generation_prompt=True)
+    return _gemma_turns().render(messages=plain, tools=definitions or None, bos_token=tokenizer.bos_token or "", add_generation_prompt=True)
+
+
+@lru_cache(maxsize=1)
+def _gemma_turns_text() -> str:
+    return (Path(__file__).parent / "gemma_turns.jinja").read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=1)
 def _gemma_turns() -> Any:
-    """The fallback chat template, compiled as transformers compiles chat templates."""
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    """The fallback chat template, compiled by transformers' own chat-template compiler (its
+    sandbox, ``trim_blocks``/``lstrip_blocks`` and its ``tojson``, which does not escape HTML)."""
+    from transformers.utils.chat_template_utils import _compile_jinja_template
 
-    environment = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
-    return environment.from_string((Path(__file__).parent / "gemma_turns.jinja").read_text(encoding="utf-8"))
+    return _compile_jinja_template(_gemma_turns_text())

@@ -16,6 +16,8 @@ import {
   type Token,
   type ControlledEvaluateInputItem,
 } from "node-llama-cpp";
+import { readFileSync } from "node:fs";
+import { ChatTemplate, GEMMA_FALLBACK_TEMPLATE } from "./chat-template.js";
 import { checkLoraAdapter } from "./gguf-lora-check.js";
 import {
   ModelRequestError,
@@ -111,6 +113,8 @@ export class LlamaCppModel implements LanguageModel {
   private loadedBytes = 0;
   /** Compiled grammars by their GBNF text (a run uses one or two). */
   private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+  /** The model's chat template, compiled at the first chat with tools. */
+  private chatTemplate: ChatTemplate | null = null;
 
   private constructor(
     readonly id: string,
@@ -328,8 +332,58 @@ export class LlamaCppModel implements LanguageModel {
     return Array.from(this.model.tokenize(text, true));
   }
 
+  /**
+   * Generates one reply. A plain chat goes through node-llama-cpp's chat session (its chat wrapper
+   * for the model). A chat with tools (`options.tools`, or a `tool` message) is rendered by the
+   * model's own Jinja chat template (the GGUF's `tokenizer.chat_template`; Gemma GGUFs without one
+   * get {@link GEMMA_FALLBACK_TEMPLATE}) with the tools, and sampled as tokens
+   * ({@link sampleTokens}), so the result carries `promptTokens`, `tokens` and `logprobs` and the
+   * text keeps the model's `<tool_call>` markup.
+   *
+   * @throws ModelRequestError when the last message is not the user's (a plain chat) or llama.cpp
+   *   fails; for a chat with tools also when the GGUF has no chat template (and is not a Gemma) or
+   *   its template does not render tools
+   */
+  /** Text of `tokens` in this model's vocabulary, special tokens spelled out (`<bos>`, `<start_of_turn>`) unless `specialTokens` is false. */
+  detokenize(tokens: readonly number[], specialTokens = true): string {
+    return this.model.detokenize(tokens as Token[], specialTokens);
+  }
+
   generate(messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> {
+    if ((options.tools?.length ?? 0) > 0 || messages.some((message) => message.role === "tool")) return this.generateWithTemplate(messages, options);
     return this.withSequence(undefined, (sequence) => this.generateNow(sequence, messages, options));
+  }
+
+  private async generateWithTemplate(messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> {
+    const tokens = this.model.tokens;
+    const special = Object.fromEntries(
+      [
+        ["bos_token", tokens.bosString],
+        ["eos_token", tokens.eosString],
+      ].filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+    );
+    const promptTokens = this.tokenize(this.templateOfModel().render(messages, options.tools, special));
+    const sample = await this.sampleTokens(promptTokens, options);
+    const text = this.model.detokenize(sample.tokens.filter((token) => !this.model.isEogToken(token as Token)) as Token[]);
+    return { text, tokens: sample.tokens, logprobs: sample.logprobs, promptTokens, finishReason: sample.finishReason };
+  }
+
+  /** The GGUF's chat template, or envforge's Gemma fallback for a Gemma GGUF without one. */
+  private templateOfModel(): ChatTemplate {
+    if (this.chatTemplate !== null) return this.chatTemplate;
+    const metadata = this.model.fileInfo.metadata as { tokenizer?: { chat_template?: unknown }; general?: { architecture?: unknown } };
+    const own = metadata.tokenizer?.chat_template;
+    const architecture = String(metadata.general?.architecture ?? "");
+    let template: ChatTemplate;
+    try {
+      if (typeof own === "string") template = ChatTemplate.compile(own, `${this.id} (GGUF key tokenizer.chat_template)`);
+      else if (architecture.startsWith("gemma")) template = ChatTemplate.compile(readFileSync(GEMMA_FALLBACK_TEMPLATE, "utf8"), GEMMA_FALLBACK_TEMPLATE);
+      else throw new Error(`${this.id} carries no chat template (tokenizer.chat_template) and is not a Gemma model`);
+    } catch (error) {
+      throw new ModelRequestError(`cannot render a chat with tools for ${this.id}: ${(error as Error).message}`, { cause: error });
+    }
+    this.chatTemplate = template;
+    return template;
   }
 
   private async generateNow(sequence: LlamaContextSequence, messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> {

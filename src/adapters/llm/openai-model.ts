@@ -7,6 +7,7 @@ import {
   type Generation,
   type LanguageModel,
 } from "../../spec/index.js";
+import { replyText, toApiMessages, toApiTools } from "./openai-tool-messages.js";
 
 /** Options of {@link OpenAICompatibleModel.connect}. */
 export interface OpenAICompatibleModelOptions {
@@ -26,7 +27,10 @@ export interface OpenAICompatibleModelOptions {
  * Provider for any OpenAI-compatible chat completions server (vLLM, SGLang,
  * llama.cpp server, Ollama, OpenAI) through the official `openai` package.
  * Requests logprobs; when the server returns token ids (vLLM's
- * `return_tokens_as_token_ids`), `tokens` and `logprobs` are filled.
+ * `return_tokens_as_token_ids`), `tokens` and `logprobs` are filled. Tools go in the request's
+ * `tools`, and the chat's `<tool_call>` markup and `tool` messages are sent as the API's
+ * `tool_calls` and `tool` messages ({@link toApiMessages}); calls that come back are appended to
+ * the text as `<tool_call>` markup ({@link replyText}).
  */
 export class OpenAICompatibleModel implements LanguageModel {
   private constructor(
@@ -65,7 +69,8 @@ export class OpenAICompatibleModel implements LanguageModel {
   async generate(messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> {
     const body = {
       model: this.model,
-      messages: messages.map((message) => ({ role: message.role, content: message.content })),
+      messages: toApiMessages(messages),
+      ...(options.tools === undefined || options.tools.length === 0 ? {} : { tools: toApiTools(options.tools) }),
       max_tokens: options.maxTokens,
       temperature: options.temperature,
       logprobs: true,
@@ -82,10 +87,10 @@ export class OpenAICompatibleModel implements LanguageModel {
     }
     const choice = completion.choices[0];
     if (choice === undefined) throw new ModelRequestError("the server returned no choices");
-    const text = choice.message.content ?? "";
+    const text = replyText(choice.message);
     const tokenLogprobs = choice.logprobs?.content ?? [];
     const ids = tokenLogprobs.map((entry) => /^token_id:(\d+)$/.exec(entry.token)?.[1]);
-    const finishReason = choice.finish_reason === "length" ? "length" : choice.finish_reason === "stop" ? "stop" : "unknown";
+    const finishReason = choice.finish_reason === "length" ? "length" : choice.finish_reason === "stop" || choice.finish_reason === "tool_calls" ? "stop" : "unknown";
     if (tokenLogprobs.length > 0 && ids.every((id) => id !== undefined)) {
       return {
         text,

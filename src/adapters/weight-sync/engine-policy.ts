@@ -109,7 +109,7 @@ export class EnginePolicy implements LanguageModel {
   }
 
   async generate(messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> {
-    const promptTokens = await this.trainerCall("tokenising the prompt", () => this.options.tokenizer.encodeChat(messages));
+    const promptTokens = await this.trainerCall("tokenising the prompt", () => this.options.tokenizer.encodeChat(messages, options.tools));
     const { sample, policyVersion } = await this.sampleCurrent(promptTokens, options);
     const logprobs = checkedLogprobs(sample, this.engineName);
     const text = await this.trainerCall("decoding the completion", () => this.options.tokenizer.decode(sample.tokens));

@@ -140,6 +140,15 @@ export function episodeResult(item: EpisodeItem, episode: Episode, seconds: numb
     error,
     response: episode.turns.at(-1)?.action ?? "",
     answer: null,
+    ...(item.environment.package.manifest.tools === undefined
+      ? {}
+      : {
+          replies: episode.turns.map((turn) => ({
+            text: turn.action,
+            ...(turn.toolCalls === undefined ? {} : { toolCalls: turn.toolCalls }),
+            ...(turn.toolError === undefined ? {} : { toolError: turn.toolError }),
+          })),
+        }),
   };
 }
 

@@ -1,4 +1,4 @@
-import { EVAL_BUCKETS, type EvalBucket, type ItemResult, type ResultSummary } from "../../spec/index.js";
+import { EVAL_BUCKETS, type EvalBucket, type ItemResult, type ResultSummary, type ToolCallErrorType, type ToolCallSummary } from "../../spec/index.js";
 import { wilsonInterval } from "./intervals.js";
 
 /**
@@ -19,7 +19,24 @@ export function summarizeItems(items: readonly ItemResult[]): ResultSummary {
     invalidActionRate: actions === 0 ? 0 : invalid / actions,
     tokens: items.reduce((sum, item) => sum + item.tokens, 0),
     errors: items.filter((item) => item.error !== null).length,
+    ...toolCallsField(items),
   };
+}
+
+/**
+ * The tool-call replies of `items` ({@link ItemResult.replies}): how many parsed and validated and how
+ * many were refused, by kind; `{}` when no item recorded replies (questions, text environments).
+ */
+function toolCallsField(items: readonly ItemResult[]): { toolCalls?: ToolCallSummary } {
+  if (!items.some((item) => item.replies !== undefined)) return {};
+  let valid = 0;
+  const refused: Partial<Record<ToolCallErrorType, number>> = {};
+  for (const reply of items.flatMap((item) => item.replies ?? [])) {
+    if (reply.toolError !== undefined) refused[reply.toolError] = (refused[reply.toolError] ?? 0) + 1;
+    else if ((reply.toolCalls ?? 0) > 0) valid += 1;
+  }
+  const attempts = valid + Object.values(refused).reduce((sum, count) => sum + count, 0);
+  return { toolCalls: { valid, refused, validShare: attempts === 0 ? 0 : valid / attempts } };
 }
 
 /** The items of one level (environment suites), with their summary. */

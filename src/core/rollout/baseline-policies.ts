@@ -1,7 +1,6 @@
-import type { EnvSession, ToolDefinition } from "../../spec/index.js";
+import { renderToolCall, type EnvSession, type ToolDefinition } from "../../spec/index.js";
 import type { Policy } from "./policy.js";
 import { quotedOptions } from "./answer-extraction.js";
-import { renderToolCall } from "./tool-calls.js";
 
 /**
  * The privileged reference policy: asks the loaded `oracle.py` for each action.

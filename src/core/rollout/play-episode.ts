@@ -1,4 +1,4 @@
-import { INVALID_ACTION_INFO_KEY, resetLevel, type EnvManifest, type EnvSession, type Episode, type Turn } from "../../spec/index.js";
+import { INVALID_ACTION_INFO_KEY, isToolCallErrorType, resetLevel, type EnvManifest, type EnvSession, type Episode, type Turn } from "../../spec/index.js";
 import type { Policy } from "./policy.js";
 import { stepReply } from "./reply-step.js";
 
@@ -47,7 +47,7 @@ export async function playEpisode(
   while (turns.length < maxTurns && !terminated && !truncated) {
     let action;
     try {
-      action = await policy.act({ observation, initialObservation: reset.value, turns });
+      action = await policy.act({ observation, initialObservation: reset.value, turns, ...(manifest.tools === undefined ? {} : { tools: manifest.tools }) });
     } catch (error) {
       return finish(reset.value, turns, false, true, {
         kind: "policy_error",
@@ -66,12 +66,23 @@ export async function playEpisode(
       observation,
       reward: step.value.reward,
       ...(step.value.info[INVALID_ACTION_INFO_KEY] === true ? { invalidAction: true as const } : {}),
+      ...toolFields(step.value.info),
       ...(action.tokens ? { actionTokens: action.tokens } : {}),
       ...(action.logprobs ? { actionLogprobs: action.logprobs } : {}),
       ...(action.promptTokens ? { promptTokens: action.promptTokens } : {}),
     });
   }
   return finish(reset.value, turns, terminated, truncated || !terminated);
+}
+
+/** A tool environment's turn: how many calls ran (`info.tool_calls`, set by {@link stepReply}) or why the reply was refused (`info.tool_error.type`). */
+function toolFields(info: Readonly<Record<string, unknown>>): Pick<Turn, "toolCalls" | "toolError"> {
+  const calls = info.tool_calls;
+  const error = (info.tool_error as { type?: unknown } | undefined)?.type;
+  return {
+    ...(typeof calls === "number" && calls > 0 ? { toolCalls: calls } : {}),
+    ...(typeof error === "string" && isToolCallErrorType(error) ? { toolError: error } : {}),
+  };
 }
 
 /** Sum of rewards clipped to `[low, high]` (design map: Solver return). */

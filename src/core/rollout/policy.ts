@@ -1,10 +1,12 @@
-import type { Turn } from "../../spec/index.js";
+import type { ToolDefinition, Turn } from "../../spec/index.js";
 
-/** What a policy sees before acting: the latest observation and the turns so far. */
+/** What a policy sees before acting: the latest observation, the turns so far and, in a tool environment, its tools. */
 export interface PolicyContext {
   readonly observation: string;
   readonly initialObservation: string;
   readonly turns: readonly Turn[];
+  /** The environment's tools (`manifest.tools`); absent for a text environment. */
+  readonly tools?: readonly ToolDefinition[];
 }
 
 /** A policy's action, with the sampled tokens and logprobs when the policy is a model. */

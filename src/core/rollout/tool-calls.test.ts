@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ToolDefinition } from "../../spec/index.js";
+import { renderToolCall, type ToolDefinition } from "../../spec/index.js";
 import { randomToolCallPolicy, seededRandom } from "./baseline-policies.js";
-import { compileToolSchemas, MAX_CALLS_PER_REPLY, parseToolReply, renderToolCall, toolErrorObservation } from "./tool-calls.js";
+import { compileToolSchemas, MAX_CALLS_PER_REPLY, parseToolReply, toolErrorObservation } from "./tool-calls.js";
 
 // Parsing replies to a tool environment (hand-written replies; the bad input first).
 

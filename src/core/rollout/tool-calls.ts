@@ -1,11 +1,9 @@
 import { Ajv, type ValidateFunction } from "ajv";
-import type { ToolCall, ToolDefinition } from "../../spec/index.js";
+import { TOOL_CALL_BLOCK, type ToolCall, type ToolCallErrorType, type ToolDefinition } from "../../spec/index.js";
+
 
 /** Most tool calls one reply may make. */
 export const MAX_CALLS_PER_REPLY = 8;
-
-/** Why a reply's tool calls were refused before reaching the environment. */
-export type ToolCallErrorType = "malformed_json" | "unknown_tool" | "invalid_arguments" | "too_many_calls";
 
 /** A refused tool call: the kind, the tool when known, and a message the agent can act on. */
 export interface ToolCallError {
@@ -23,8 +21,8 @@ export type ToolReply =
   | { readonly kind: "final"; readonly text: string }
   | { readonly kind: "invalid"; readonly error: ToolCallError };
 
-/** `<tool_call>{...}</tool_call>` blocks (Qwen2.5's and Hermes' tool-call markup); a block cut off by the token limit runs to the end. */
-const TOOL_CALL_BLOCK = /<tool_call>\s*([\s\S]*?)\s*(?:<\/tool_call>|$)/g;
+/** A reply that starts as a JSON call (a `{` or `[`, optionally fenced, then a `"name"` key): a call attempt even when it does not parse, e.g. cut by the token limit. */
+const ATTEMPTED_CALL = /^\s*(?:```(?:json)?\s*)?[[{][\s\S]*?"name"\s*:/;
 /** A reply that is only a JSON value, optionally in a ```json fence. */
 const BARE_JSON = /^\s*(?:```(?:json)?\s*)?([[{][\s\S]*[\]}])\s*(?:```)?\s*$/;
 
@@ -54,7 +52,8 @@ export function compileToolSchemas(tools: readonly ToolDefinition[]): Map<string
 /**
  * Parses an agent's reply to a tool environment. Tool calls are `<tool_call>{"name": ...,
  * "arguments": {...}}</tool_call>` blocks (one or more; `arguments` may also be a JSON string,
- * as OpenAI's API sends it), or a reply that is only such a JSON object or an array of them;
+ * as OpenAI's API sends it), or a reply that is only such a JSON object or an array of them
+ * (a reply that starts as one but does not parse, e.g. cut by the token limit, is `malformed_json`);
  * anything else is a final message. A call is refused, and with it the whole reply, when its
  * JSON does not parse (`malformed_json`), it names no declared tool (`unknown_tool`), its
  * arguments break the tool's schema (`invalid_arguments`), or the reply makes more than
@@ -75,6 +74,7 @@ export function parseToolReply(reply: string, tools: readonly ToolDefinition[]):
   } else {
     const bare = BARE_JSON.exec(reply)?.[1];
     const parsed = bare === undefined ? undefined : parseJson(bare);
+    if (parsed === undefined && ATTEMPTED_CALL.test(reply)) return invalid("malformed_json", `the reply starts as a JSON tool call but is not JSON: ${JSON.stringify(reply.trim().slice(0, 120))}`);
     const calls = Array.isArray(parsed) ? parsed : parsed === undefined ? [] : [parsed];
     if (calls.length === 0 || !calls.every((call) => typeof call === "object" && call !== null && "name" in call)) return { kind: "final", text: reply };
     raw = calls;
@@ -94,11 +94,6 @@ export function parseToolReply(reply: string, tools: readonly ToolDefinition[]):
     calls.push(call);
   }
   return { kind: "calls", calls };
-}
-
-/** A call as the markup {@link parseToolReply} reads: `<tool_call>\n{"name": ..., "arguments": ...}\n</tool_call>` (how the oracle's calls are written into transcripts). */
-export function renderToolCall(call: ToolCall): string {
-  return `<tool_call>\n${JSON.stringify({ name: call.name, arguments: call.arguments })}\n</tool_call>`;
 }
 
 /** The observation an agent gets for a refused call: the error's kind and message, and how to call. */

@@ -41,19 +41,28 @@ export const MAX_ACTION_CHARS = 2000;
  * In the `answer` format the action is the reply's last `<answer>…</answer>`
  * (else `\boxed{}`; else empty) while the tokens returned are the whole reply,
  * so its reasoning trains with it; later turns show the action, not the reasoning.
+ *
+ * In a tool environment (`context.tools`) the tools go to the model with the chat
+ * ({@link GenerateOptions.tools}: the model's chat template or the API renders them), the
+ * whole reply is the action (its `<tool_call>` markup parsed by the episode loop), and the
+ * results of a turn's calls come back as a `tool` message ({@link solverMessages}).
  */
 export function solverPolicy(model: LanguageModel, options: SolverPolicyOptions): Policy {
   return {
     name: options.hint === null ? "solver" : "solver+hint",
     async act(context) {
+      const tools = context.tools ?? [];
       const generation = await model.generate(solverMessages(context, options), {
         maxTokens: options.maxTokens,
         temperature: options.temperature,
         seed: options.seed + context.turns.length,
+        ...(tools.length > 0 ? { tools } : {}),
       });
       const reply = generation.text.trim();
+      // in a tool environment the reply is the action whatever the format: its tool-call markup is the action's
+      const answerOnly = options.format === "answer" && tools.length === 0;
       return {
-        text: (options.format === "answer" ? (extractAnswer(reply) ?? "") : reply).slice(0, MAX_ACTION_CHARS),
+        text: (answerOnly ? (extractAnswer(reply) ?? "") : reply).slice(0, MAX_ACTION_CHARS),
         ...(generation.tokens ? { tokens: generation.tokens } : {}),
         ...(generation.logprobs ? { logprobs: generation.logprobs } : {}),
         ...(generation.promptTokens ? { promptTokens: generation.promptTokens } : {}),
@@ -75,12 +84,16 @@ export const SOLVER_INSTRUCTION = "Reply with your next action only, in the exac
 /** The Solver's instruction in the `answer` format (config `solver.format`), in place of {@link SOLVER_INSTRUCTION}. */
 export const SOLVER_ANSWER_INSTRUCTION = "Think step by step, briefly. Then give your next action inside <answer></answer>, in the exact format the task asks for.";
 
+/** The Solver's instruction in a tool environment (any format), in place of {@link SOLVER_INSTRUCTION}: the tools themselves are described by the chat template. */
+export const SOLVER_TOOL_INSTRUCTION = "Call the tools you need, one step at a time. When the task is done, reply with a final message (no tool call) in the format the task asks for.";
+
 /**
  * The chat the Solver sees at one turn: the first user message holds the initial
  * observation, a note when earlier turns were dropped, the hint when there is one
  * and {@link SOLVER_INSTRUCTION} ({@link SOLVER_ANSWER_INSTRUCTION} in the `answer`
  * format); then each kept turn as the assistant's action and the user's
- * observation. At most `historyTurns` turns are kept, and no more than fit in
+ * observation (a `tool` message when the turn's reply made tool calls, {@link Turn.toolCalls};
+ * in a tool environment the instruction is {@link SOLVER_TOOL_INSTRUCTION}). At most `historyTurns` turns are kept, and no more than fit in
  * `historyChars` (the last turn always, its observation cut in the middle when it
  * alone is longer). There is no system message, and the first message is the
  * same at every turn while nothing is dropped, so the prompts of one episode extend each other (one datum
@@ -97,12 +110,12 @@ export function solverMessages(context: PolicyContext, options: Pick<SolverPolic
     omitted === 0 ? context.initialObservation : `${context.initialObservation}\n[${omitted} earlier turns omitted]`,
     "",
     ...(options.hint === null ? [] : [`Hint: ${options.hint}`]),
-    options.format === "answer" ? SOLVER_ANSWER_INSTRUCTION : SOLVER_INSTRUCTION,
+    (context.tools?.length ?? 0) > 0 ? SOLVER_TOOL_INSTRUCTION : options.format === "answer" ? SOLVER_ANSWER_INSTRUCTION : SOLVER_INSTRUCTION,
   ].join("\n");
   const messages: ChatMessage[] = [{ role: "user", content: first }];
   for (const turn of recent) {
     messages.push({ role: "assistant", content: turn.action.length > 0 ? turn.action : "(no action)" });
-    messages.push({ role: "user", content: cutMiddle(turn.observation, Math.max(100, budget - turn.action.length)) });
+    messages.push({ role: (turn.toolCalls ?? 0) > 0 ? "tool" : "user", content: cutMiddle(turn.observation, Math.max(100, budget - turn.action.length)) });
   }
   return messages;
 }

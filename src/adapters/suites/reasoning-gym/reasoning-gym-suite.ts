@@ -1,9 +1,7 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { SuiteError, type ItemErrorCode, type ItemScore, type QuestionSuite, type SuiteErrorCode, type SuiteInfo, type SuiteItem, type TaskItemsRequest } from "../../../spec/index.js";
+import { JsonLinesError, JsonLinesProcess } from "../../../support/json-lines-process.js";
 
 /** The bridge program (next to this module in `src/` and, copied by the build, in `dist/`). */
 export const REASONING_GYM_BRIDGE = join(dirname(fileURLToPath(import.meta.url)), "rg_bridge.py");
@@ -19,12 +17,6 @@ export interface ReasoningGymSuiteOptions {
   readonly requestTimeoutMs?: number;
 }
 
-interface Pending {
-  readonly resolve: (answer: Record<string, unknown>) => void;
-  readonly reject: (error: Error) => void;
-  readonly timer: NodeJS.Timeout;
-}
-
 const BRIDGE_ITEM_ERRORS: ReadonlySet<string> = new Set<ItemErrorCode>(["scorer_crashed", "scorer_invalid", "unknown_task", "invalid_config", "generation_failed"]);
 const BRIDGE_SUITE_ERRORS: ReadonlySet<string> = new Set<SuiteErrorCode>(["unknown_task", "invalid_config", "generation_failed"]);
 
@@ -38,17 +30,18 @@ const BRIDGE_SUITE_ERRORS: ReadonlySet<string> = new Set<SuiteErrorCode>(["unkno
  */
 export class ReasoningGymSuite implements QuestionSuite {
   readonly name = "reasoning-gym";
-  private readonly python: string;
-  private readonly requestTimeoutMs: number;
-  private child: ChildProcessWithoutNullStreams | null = null;
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
-  private stderrTail = "";
+  private readonly bridge: JsonLinesProcess;
   private cachedInfo: Promise<SuiteInfo> | null = null;
 
   constructor(options: ReasoningGymSuiteOptions = {}) {
-    this.python = options.python ?? EVAL_VENV_PYTHON;
-    this.requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+    const python = options.python ?? EVAL_VENV_PYTHON;
+    this.bridge = new JsonLinesProcess({
+      name: "the Reasoning Gym bridge",
+      command: python,
+      args: ["-I", "-W", "ignore", REASONING_GYM_BRIDGE],
+      missingMessage: `Reasoning Gym's Python (${python}) is missing; run ./scripts/setup.sh (without ENVFORGE_SKIP_EVAL=1)`,
+      requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+    });
   }
 
   /** @throws SuiteError `suite_unavailable` when Reasoning Gym is not installed (run ./scripts/setup.sh) */
@@ -84,89 +77,23 @@ export class ReasoningGymSuite implements QuestionSuite {
   }
 
   async close(): Promise<void> {
-    const child = this.child;
-    this.child = null;
-    if (child === null) return;
-    const exited = new Promise<void>((done) => child.once("exit", () => done()));
-    child.stdin.end();
-    const timer = setTimeout(() => child.kill("SIGKILL"), 2000);
-    await exited;
-    clearTimeout(timer);
+    await this.bridge.close();
   }
 
-  private start(): ChildProcessWithoutNullStreams {
-    if (this.child !== null) return this.child;
-    if (!existsSync(this.python)) {
-      throw new SuiteError("suite_unavailable", `Reasoning Gym's Python (${this.python}) is missing; run ./scripts/setup.sh (without ENVFORGE_SKIP_EVAL=1)`);
-    }
-    const child = spawn(this.python, ["-I", "-W", "ignore", REASONING_GYM_BRIDGE], { stdio: ["pipe", "pipe", "pipe"] });
-    this.child = child;
-    this.stderrTail = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-2000);
-    });
-    createInterface({ input: child.stdout }).on("line", (line) => this.answer(line));
-    child.on("exit", (code, signal) => {
-      if (this.child === child) this.child = null;
-      this.failAll(new SuiteError("suite_protocol", `the Reasoning Gym bridge exited (${signal ?? `code ${code}`}): ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}`, { retryable: true }));
-    });
-    child.on("error", (error) => {
-      if (this.child === child) this.child = null;
-      this.failAll(new SuiteError("suite_unavailable", `cannot start ${this.python}: ${error.message}`, { cause: error }));
-    });
-    return child;
-  }
-
-  private request(body: Record<string, unknown>): Promise<Record<string, unknown>> {
-    let child: ChildProcessWithoutNullStreams;
+  /** One bridge request; its failures as {@link SuiteError}s (per-item ones as {@link BridgeItemError}s). */
+  private async request(body: Record<string, unknown>): Promise<Record<string, unknown>> {
     try {
-      child = this.start();
+      return await this.bridge.request(body, `${String(body.op)} ${String(body.task ?? "")}`.trim());
     } catch (error) {
-      return Promise.reject(error as Error);
-    }
-    const id = this.nextId++;
-    return new Promise((resolvePromise, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        // a hung scorer holds the bridge: kill it; the next request starts a fresh one
-        if (this.child === child) this.child = null;
-        child.kill("SIGKILL");
-        reject(new SuiteError("suite_protocol", `the Reasoning Gym bridge gave no answer to ${String(body.op)} ${String(body.task ?? "")} within ${this.requestTimeoutMs} ms`, { retryable: true }));
-      }, this.requestTimeoutMs);
-      this.pending.set(id, { resolve: resolvePromise, reject, timer });
-      child.stdin.write(`${JSON.stringify({ id, ...body })}\n`);
-    });
-  }
-
-  private answer(line: string): void {
-    let parsed: Record<string, unknown>;
-    try {
-      parsed = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      return;
-    }
-    const pending = typeof parsed.id === "number" ? this.pending.get(parsed.id) : undefined;
-    if (pending === undefined) return;
-    this.pending.delete(parsed.id as number);
-    clearTimeout(pending.timer);
-    if (parsed.ok === true) {
-      pending.resolve(parsed);
-      return;
-    }
-    const error = (parsed.error ?? {}) as { code?: unknown; message?: unknown };
-    const code = String(error.code ?? "suite_protocol");
-    const message = String(error.message ?? "the bridge answered an error without a message");
-    if (code === "scorer_crashed" || code === "scorer_invalid") pending.reject(new BridgeItemError(code, message));
-    else if (BRIDGE_SUITE_ERRORS.has(code)) pending.reject(new SuiteError(code as SuiteErrorCode, message));
-    else if (BRIDGE_ITEM_ERRORS.has(code)) pending.reject(new BridgeItemError(code as ItemErrorCode, message));
-    else pending.reject(new SuiteError("suite_protocol", `${code}: ${message}`));
-  }
-
-  private failAll(error: Error): void {
-    for (const [id, pending] of this.pending) {
-      clearTimeout(pending.timer);
-      pending.reject(error);
-      this.pending.delete(id);
+      if (!(error instanceof JsonLinesError)) throw error;
+      const failure = error.failure;
+      if (failure.kind === "unavailable") throw new SuiteError("suite_unavailable", failure.message, { cause: error });
+      if (failure.kind === "protocol") throw new SuiteError("suite_protocol", failure.message, { retryable: true, cause: error });
+      const { code, message } = failure;
+      if (code === "scorer_crashed" || code === "scorer_invalid") throw new BridgeItemError(code, message);
+      if (BRIDGE_SUITE_ERRORS.has(code)) throw new SuiteError(code as SuiteErrorCode, message);
+      if (BRIDGE_ITEM_ERRORS.has(code)) throw new BridgeItemError(code as ItemErrorCode, message);
+      throw new SuiteError("suite_protocol", `${code}: ${message}`);
     }
   }
 }

@@ -1,16 +1,15 @@
 import { readFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
-import type { ChatMessage } from "../../../spec/index.js";
+import { TrainerRequestError, type ChatMessage, type ToolDefinition } from "../../../spec/index.js";
+import { GEMMA_FALLBACK_TEMPLATE } from "../../llm/chat-template.js";
 import { LocalChatTokenizer } from "../tinker/local-chat-tokenizer.js";
 import type { ChatTokenizer } from "../tinker/tinker-language-model.js";
-import { REFERENCE_TRAINER_DIR } from "./reference-trainer-process.js";
 
 /**
  * The reference trainer's chat template for tokenizers without one (the Gemma turn format),
  * the file its `chat_prompt` renders; {@link openReferenceTokenizerMirror} renders the same file.
  */
-export const REFERENCE_FALLBACK_TEMPLATE = join(REFERENCE_TRAINER_DIR, "envforge_trainer", "gemma_turns.jinja");
+export const REFERENCE_FALLBACK_TEMPLATE = GEMMA_FALLBACK_TEMPLATE;
 
 /**
  * The folder where the reference trainer keeps a GGUF model converted to transformers'
@@ -21,9 +20,19 @@ export function convertedModelFolder(gguf: string): string {
   return `${gguf}.hf`;
 }
 
+/** A tool of {@link PARITY_CHATS}' tool chat: nested JSON Schema, non-ASCII text, characters an HTML-escaping `tojson` would change. */
+const PARITY_TOOLS: readonly ToolDefinition[] = [
+  {
+    name: "transfer",
+    description: "Moves credits <from> one account & to another — 'quoted'.",
+    parameters: { type: "object", properties: { from_account: { type: "string" }, amount: { type: "integer", minimum: 1 } }, required: ["from_account", "amount"], additionalProperties: false },
+  },
+];
+
 /**
  * Chats the mirror must tokenise exactly as the trainer does before it is used: a system
- * prompt, several system messages, a multi-turn exchange, non-ASCII text and spacing.
+ * prompt, several system messages, a multi-turn exchange, non-ASCII text and spacing, and a
+ * tool environment's chat (tools, a `<tool_call>` reply and its `tool` result).
  */
 const PARITY_CHATS: readonly (readonly ChatMessage[])[] = [
   [{ role: "user", content: "Hello." }],
@@ -38,7 +47,15 @@ const PARITY_CHATS: readonly (readonly ChatMessage[])[] = [
     { role: "assistant", content: "guess 50" },
     { role: "user", content: "higher — ünïcødé 🎲\t tabs  and   spaces\n\n" },
   ],
+  [
+    { role: "user", content: "Bring 'alder' to 57 credits." },
+    { role: "assistant", content: '<tool_call>\n{"name": "transfer", "arguments": {"from_account": "birch", "amount": 5}}\n</tool_call>' },
+    { role: "tool", content: "Moved 5 credits from 'birch' to 'alder'." },
+  ],
 ];
+
+/** Index of the parity chat that is rendered with {@link PARITY_TOOLS}. */
+const TOOL_CHAT = 3;
 
 /** Texts whose tokens the mirror must decode as the trainer does (byte fallback, special tokens, spacing). */
 const PARITY_TEXTS: readonly string[] = ["guess 50", "  two  spaces\nand a 🎲 — ünï\t", "<end_of_turn> a special token's text"];
@@ -74,8 +91,11 @@ export async function openReferenceTokenizerMirror(gguf: string, trainer: ChatTo
     return { kind: "trainer", reason: `the tokenizer in ${folder} cannot be read: ${(error as Error).message}` };
   }
   for (const [index, chat] of PARITY_CHATS.entries()) {
-    const expected = await trainer.encodeChat(chat);
-    const got = await tokenizer.encodeChat(chat).catch(() => null);
+    const tools = index === TOOL_CHAT ? PARITY_TOOLS : undefined;
+    // a template without tools is refused by the trainer and the local tokenizer alike: nothing to compare
+    const expected = await trainer.encodeChat(chat, tools).catch((error: unknown) => (tools !== undefined && error instanceof TrainerRequestError ? null : Promise.reject(error)));
+    if (expected === null) continue;
+    const got = await tokenizer.encodeChat(chat, tools).catch(() => null);
     if (got === null || !sameTokens(got, expected)) return { kind: "trainer", reason: `the local tokenizer of ${folder} tokenises parity chat ${index} unlike the trainer` };
   }
   for (const [index, text] of PARITY_TEXTS.entries()) {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROBE_COMPLETION, PROBE_MESSAGES } from "../../../core/selfplay/index.js";
-import { ConfigError, ModelRequestError, type ChatMessage } from "../../../spec/index.js";
+import { ConfigError, ModelRequestError, type ChatMessage, type ToolDefinition } from "../../../spec/index.js";
 import { REFERENCE_TRAINER_DIR } from "../reference/reference-trainer-process.js";
 import { LocalChatTokenizer } from "./local-chat-tokenizer.js";
 
@@ -36,6 +36,34 @@ const CHATS: readonly (readonly ChatMessage[])[] = [
   PROBE_MESSAGES,
 ];
 
+/** Tool chats whose prompt ids must equal transformers' `apply_chat_template(messages, tools=..., add_generation_prompt=True)` under Qwen2.5's template. */
+const TOOL_CHATS: readonly { readonly messages: readonly ChatMessage[]; readonly tools: readonly ToolDefinition[] }[] = [
+  {
+    tools: [
+      { name: "list_accounts", description: "The names of every account.", parameters: { type: "object", properties: {}, additionalProperties: false } },
+      {
+        name: "transfer",
+        description: "Moves credits <from> one account & to another — 'quoted', ünïcødé.",
+        parameters: { type: "object", properties: { from_account: { type: "string", description: "payer" }, amount: { type: "integer", minimum: 1 } }, required: ["from_account", "amount"] },
+      },
+    ],
+    messages: [
+      { role: "user", content: "Bring 'alder' to 57 credits." },
+      { role: "assistant", content: '<tool_call>\n{"name": "list_accounts", "arguments": {}}\n</tool_call>' },
+      { role: "tool", content: "Accounts: alder, birch" },
+      { role: "assistant", content: '<tool_call>\n{"name": "transfer", "arguments": {"from_account": "birch", "amount": 5}}\n</tool_call>' },
+      { role: "tool", content: "Moved 5 credits." },
+    ],
+  },
+  {
+    tools: [{ name: "get_balance", description: "One balance.", parameters: { type: "object", properties: { account: { type: "string" } }, required: ["account"] } }],
+    messages: [
+      { role: "system", content: "You are the Solver." },
+      { role: "user", content: "What does birch hold?" },
+    ],
+  },
+];
+
 /** Texts whose ids must equal transformers' `encode(text, add_special_tokens=False)`. */
 const TEXTS: readonly string[] = [PROBE_COMPLETION, "", " leading space", "Hello , world .", "Größe 日本語 🙂", "a\n\nb\tc", "3.14159 and 1000000"];
 
@@ -44,6 +72,10 @@ interface Truth {
   readonly texts: number[][];
   readonly decoded: { tokens: number[]; text: string }[];
   readonly vocabulary: number;
+}
+
+interface ToolTruth {
+  readonly tool_chats: number[][];
 }
 
 describe("LocalChatTokenizer: bad folders", () => {
@@ -149,9 +181,9 @@ describe("LocalChatTokenizer: bad folders", () => {
  */
 describe("LocalChatTokenizer: the ids transformers gives", () => {
   const root = mkdtempSync(join(tmpdir(), "envforge-tokenizer-"));
-  let truth: Record<"metaspace" | "byte-level", Truth>;
+  let truth: Record<"metaspace" | "byte-level", Truth> & { "qwen-tools": ToolTruth };
   beforeAll(() => {
-    const result = spawnSync(PYTHON, [FIXTURES, root], { input: JSON.stringify({ chats: CHATS, texts: TEXTS }), encoding: "utf8", timeout: 60_000 });
+    const result = spawnSync(PYTHON, [FIXTURES, root], { input: JSON.stringify({ chats: CHATS, texts: TEXTS, tool_chats: TOOL_CHATS }), encoding: "utf8", timeout: 60_000 });
     if (result.status !== 0) throw new Error(`tokenizer-fixtures.py failed (${result.status}): ${result.stderr}`);
     truth = JSON.parse(result.stdout);
   }, 70_000);
@@ -173,6 +205,20 @@ describe("LocalChatTokenizer: the ids transformers gives", () => {
       expect(prompt.filter((token) => token === bos)).toHaveLength(1);
     });
   }
+
+  it("renders a tool chat (tools, <tool_call> replies, tool results) under Qwen2.5's template as transformers does", async () => {
+    const tokenizer = await LocalChatTokenizer.open(join(root, "qwen-tools"));
+    for (const [index, { messages, tools }] of TOOL_CHATS.entries()) expect(await tokenizer.encodeChat(messages, tools), `tool chat ${index}`).toEqual(truth["qwen-tools"].tool_chats[index]);
+    // the tools are in the prompt: without them it is shorter
+    expect((await tokenizer.encodeChat(TOOL_CHATS[1]!.messages)).length).toBeLessThan(truth["qwen-tools"].tool_chats[1]!.length);
+  });
+
+  it("refuses tools under a template that does not render them (Gemma 3's), naming the template", async () => {
+    const tokenizer = await LocalChatTokenizer.open(join(root, "metaspace"));
+    const refused = tokenizer.encodeChat(TOOL_CHATS[1]!.messages.slice(1), TOOL_CHATS[1]!.tools);
+    await expect(refused).rejects.toBeInstanceOf(ModelRequestError);
+    await expect(refused).rejects.toThrow(/chat_template\.jinja does not render tools/);
+  });
 
   it("takes chat_template.jinja over the config key, as transformers does", async () => {
     const folder = join(root, "both-templates");

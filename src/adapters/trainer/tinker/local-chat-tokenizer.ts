@@ -1,8 +1,8 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { Template } from "@huggingface/jinja";
 import { Tokenizer } from "@huggingface/tokenizers";
-import { ConfigError, ModelRequestError, type ChatMessage } from "../../../spec/index.js";
+import { ConfigError, ModelRequestError, type ChatMessage, type ToolDefinition } from "../../../spec/index.js";
+import { ChatTemplate } from "../../llm/chat-template.js";
 import type { ChatTokenizer } from "./tinker-language-model.js";
 
 /** Files of a Hugging Face tokenizer folder that {@link LocalChatTokenizer} reads. */
@@ -28,7 +28,7 @@ const HOW_TO_GET =
  * (hosted Tinker, SkyRL's Tinker server). It gives the token ids transformers gives:
  *
  * - {@link encodeChat}: the chat template rendered with `messages`,
- *   `add_generation_prompt: true`, `tools`/`documents` null and the named special
+ *   `add_generation_prompt: true`, the tools (or null), `documents` null and the named special
  *   tokens (`bos_token`, `eos_token`, …) by `@huggingface/jinja`, then encoded
  *   without added special tokens (the template writes the BOS itself), as
  *   `apply_chat_template(messages, add_generation_prompt=True)` does;
@@ -42,7 +42,7 @@ const HOW_TO_GET =
 export class LocalChatTokenizer implements ChatTokenizer {
   private constructor(
     private readonly tokenizer: Tokenizer,
-    private readonly template: Template,
+    private readonly template: ChatTemplate,
     private readonly templateTokens: Readonly<Record<string, string>>,
     private readonly cleanUpSpaces: boolean,
     private readonly byteRuns: ByteRuns | null,
@@ -78,9 +78,9 @@ export class LocalChatTokenizer implements ChatTokenizer {
     } catch (error) {
       throw new ConfigError(`trainer.tokenizer: ${join(folder, TOKENIZER_FILES.tokenizer)} cannot be loaded by @huggingface/tokenizers: ${messageOf(error)}`, { cause: error });
     }
-    let template: Template;
+    let template: ChatTemplate;
     try {
-      template = new Template(source.text);
+      template = ChatTemplate.compile(source.text, source.from);
     } catch (error) {
       throw new ConfigError(`trainer.tokenizer: the chat template in ${source.from} does not parse: ${messageOf(error)}`, { cause: error });
     }
@@ -103,24 +103,13 @@ export class LocalChatTokenizer implements ChatTokenizer {
   }
 
   /**
-   * Prompt tokens of `messages`, ending with an open assistant turn.
+   * Prompt tokens of `messages`, ending with an open assistant turn; `tools` go to the template's
+   * `tools` ({@link ChatTemplate.render}).
    * @throws ModelRequestError (not retryable) when the chat template refuses the
-   *   messages (e.g. `raise_exception` for roles that do not alternate)
+   *   messages (e.g. `raise_exception` for roles that do not alternate), or tools are given and it does not render them
    */
-  async encodeChat(messages: readonly ChatMessage[]): Promise<readonly number[]> {
-    let prompt: string;
-    try {
-      prompt = this.template.render({
-        ...this.templateTokens,
-        messages: messages.map((message) => ({ role: message.role, content: message.content })),
-        tools: null,
-        documents: null,
-        add_generation_prompt: true,
-      });
-    } catch (error) {
-      throw new ModelRequestError(`the chat template of ${this.folder} refused the messages: ${messageOf(error)}`, { cause: error });
-    }
-    return this.encodeText(prompt);
+  async encodeChat(messages: readonly ChatMessage[], tools?: readonly ToolDefinition[]): Promise<readonly number[]> {
+    return this.encodeText(this.template.render(messages, tools, this.templateTokens));
   }
 
   /**

@@ -7,6 +7,7 @@ import {
   type Generation,
   type LanguageModel,
   type SamplingClient,
+  type ToolDefinition,
 } from "../../../spec/index.js";
 import type { TinkerHttp } from "./tinker-http.js";
 
@@ -16,8 +17,12 @@ import type { TinkerHttp } from "./tinker-http.js";
  * `LocalChatTokenizer` (a local Hugging Face tokenizer folder, `trainer.tokenizer`).
  */
 export interface ChatTokenizer {
-  /** Prompt tokens of `messages`, ending with an open assistant turn. */
-  encodeChat(messages: readonly ChatMessage[]): Promise<readonly number[]>;
+  /**
+   * Prompt tokens of `messages`, ending with an open assistant turn, with `tools` (a tool
+   * environment's) rendered by the chat template as the model expects them.
+   * @throws ModelRequestError when the template refuses the messages or does not render tools that are given
+   */
+  encodeChat(messages: readonly ChatMessage[], tools?: readonly ToolDefinition[]): Promise<readonly number[]>;
   /** Token ids of plain `text` (no chat template, no special tokens added): the logprob probe's completion. */
   encodeText(text: string): Promise<readonly number[]>;
   /** Text of completion tokens (special tokens dropped). */
@@ -33,8 +38,8 @@ export interface ChatTokenizer {
 export class ReferenceTrainerTokenizer implements ChatTokenizer {
   constructor(private readonly http: TinkerHttp) {}
 
-  async encodeChat(messages: readonly ChatMessage[]): Promise<readonly number[]> {
-    return this.tokenize({ messages });
+  async encodeChat(messages: readonly ChatMessage[], tools?: readonly ToolDefinition[]): Promise<readonly number[]> {
+    return this.tokenize(tools === undefined || tools.length === 0 ? { messages } : { messages, tools });
   }
 
   /** Token ids of plain `text` (no chat template, no special tokens). */
@@ -42,7 +47,7 @@ export class ReferenceTrainerTokenizer implements ChatTokenizer {
     return this.tokenize({ text });
   }
 
-  private async tokenize(body: { messages: readonly ChatMessage[] } | { text: string }): Promise<readonly number[]> {
+  private async tokenize(body: { messages: readonly ChatMessage[]; tools?: readonly ToolDefinition[] } | { text: string }): Promise<readonly number[]> {
     const result = await this.http.post<{ tokens?: number[] }>("/envforge/v1/tokenize", body);
     if (!Array.isArray(result.tokens)) throw new TrainerRequestError("tokenize answered without tokens", { status: 200 });
     return result.tokens;
@@ -90,7 +95,7 @@ export class TinkerLanguageModel implements LanguageModel {
 
   async generate(messages: readonly ChatMessage[], options: GenerateOptions): Promise<Generation> {
     try {
-      const promptTokens = await this.tokenizer.encodeChat(messages);
+      const promptTokens = await this.tokenizer.encodeChat(messages, options.tools);
       const policyVersion = this.policyVersion;
       const result = await this.sampler.sample({
         promptTokens,
