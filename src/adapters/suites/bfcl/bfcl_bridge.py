@@ -1,15 +1,16 @@
 """BFCL v4 multi-turn bridge: BFCL's multi-turn entries as tool-use episodes, scored by BFCL's own checker.
 
 Run as ``.venv-bfcl/bin/python src/adapters/suites/bfcl/bfcl_bridge.py``. JSON lines over stdin/stdout: each
-request is one JSON object on one line, each answer is one line, in request order. A failed request answers
-``{"error": {"code", "message"}}`` and the bridge goes on. Error codes: ``bad_request``, ``unknown_category``,
+request is one JSON object on one line ``{"id": N, "op": ..., ...}``, each answer is one line, in request order,
+``{"id": N, "ok": true, ...}`` (the fields below). A failed request answers
+``{"id": N, "ok": false, "error": {"code", "message"}}`` and the bridge goes on. Error codes: ``bad_request``, ``unknown_category``,
 ``unknown_entry``, ``no_episode``, ``checker_crashed``, ``internal_error``.
 
 ops:
   version                            -> {"bfcl_eval", "categories": {name: count}}
   list   {categories?, limit?, offset?} -> {"entries": [{"id", "category", "turns", "tools"}]}
                                         (limit and offset apply per category; tools: those offered at turn 0)
-  reset  {id}                        -> {"observation", "turns", "tools", "info": {"id", "category"}}
+  reset  {entry}                     -> {"observation", "turns", "tools", "info": {"id", "category"}}
   step   {action: {"name", "arguments"}}       one call, one BFCL step
   step   {action: [{"name", "arguments"}, ...]} parallel calls, one BFCL step (as one model response)
          -> {"observation", "reward": 0, "terminated": false, "truncated": false, "info": {"results"?}}
@@ -200,7 +201,7 @@ def _execute(call_strings):
 
 def _reset(request):
     global _episode, _episode_counter
-    entry_id = request.get("id")
+    entry_id = request.get("entry")
     if not isinstance(entry_id, str):
         raise BridgeError("bad_request", "reset needs id (a string such as \"multi_turn_base_0\")")
     category = _category_of(entry_id)
@@ -416,18 +417,21 @@ def main():
     for line in sys.stdin:
         if not line.strip():
             continue
+        request_id = None
         try:
             request = json.loads(line)
             if not isinstance(request, dict):
                 raise BridgeError("bad_request", "a request is a JSON object")
-            answer = _handle(request)
+            request_id = request.get("id")
+            answer = {"id": request_id, "ok": True, **_handle(request)}
         except BridgeError as error:
-            answer = {"error": {"code": error.code, "message": str(error)[:2000]}}
+            answer = {"id": request_id, "ok": False, "error": {"code": error.code, "message": str(error)[:2000]}}
         except json.JSONDecodeError as error:
-            answer = {"error": {"code": "bad_request", "message": f"not JSON: {error}"}}
+            answer = {"id": request_id, "ok": False, "error": {"code": "bad_request", "message": f"not JSON: {error}"}}
         except Exception as error:  # a bug here or in BFCL: answer it, keep serving
             frame = traceback.extract_tb(error.__traceback__)[-1]
-            answer = {"error": {"code": "internal_error", "message": f"{type(error).__name__}: {error} ({os.path.basename(frame.filename)}:{frame.lineno})"[:2000]}}
+            message = f"{type(error).__name__}: {error} ({os.path.basename(frame.filename)}:{frame.lineno})"[:2000]
+            answer = {"id": request_id, "ok": False, "error": {"code": "internal_error", "message": message}}
         _protocol.write(json.dumps(answer, default=str) + "\n")
 
 

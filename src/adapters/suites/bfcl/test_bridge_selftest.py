@@ -33,15 +33,20 @@ class Bridge:
     def __init__(self):
         self.process = subprocess.Popen([sys.executable, BRIDGE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
-    def send_line(self, line):
+    def send_line(self, line, request_id=None):
+        """The answer to one raw line, without its ``id`` and ``ok`` (checked here: the id echoed, ok iff no error)."""
         self.process.stdin.write(line + "\n")
         self.process.stdin.flush()
         answer = self.process.stdout.readline()
         assert answer, "the bridge closed its stdout"
-        return json.loads(answer)
+        parsed = json.loads(answer)
+        assert parsed.pop("id") == request_id, parsed
+        assert parsed.pop("ok") == ("error" not in parsed), parsed
+        return parsed
 
     def request(self, **request):
-        return self.send_line(json.dumps(request))
+        self.requests = getattr(self, "requests", 0) + 1
+        return self.send_line(json.dumps({"id": self.requests, **request}), self.requests)
 
     def close(self):
         self.process.stdin.close()
@@ -87,7 +92,7 @@ def as_tool_call(call_string):
 
 def play(bridge, entry_id, turn_calls, parallel=False):
     """Reset, play each turn's calls then a final text; return (answers of the final step, new tools seen)."""
-    reset = bridge.request(op="reset", id=entry_id)
+    reset = bridge.request(op="reset", entry=entry_id)
     assert "error" not in reset, reset
     new_tools = []
     answer = None
@@ -177,7 +182,7 @@ def test_same_entry_twice_in_one_bridge(bridge):
 
 
 def test_step_limit_force_terminates(bridge):
-    reset = bridge.request(op="reset", id="multi_turn_base_0")
+    reset = bridge.request(op="reset", entry="multi_turn_base_0")
     for step in range(20):
         answer = bridge.request(op="step", action={"name": "pwd", "arguments": {}})
         assert answer["terminated"] is False and answer["truncated"] is False, (step, answer)
@@ -191,9 +196,9 @@ def test_step_limit_force_terminates(bridge):
 def test_errors_are_answers(bridge):
     assert bridge.send_line("not json")["error"]["code"] == "bad_request"
     assert bridge.request(op="nope")["error"]["code"] == "bad_request"
-    assert bridge.request(op="reset", id="multi_turn_base_9999")["error"]["code"] == "unknown_entry"
+    assert bridge.request(op="reset", entry="multi_turn_base_9999")["error"]["code"] == "unknown_entry"
     assert bridge.request(op="list", categories=["simple_python"])["error"]["code"] == "unknown_category"
-    bridge.request(op="reset", id="multi_turn_base_0")
+    bridge.request(op="reset", entry="multi_turn_base_0")
     assert bridge.request(op="step", action=42)["error"]["code"] == "bad_request"
     unknown = bridge.request(op="step", action={"name": "open", "arguments": {"file": "/etc/hostname"}})
     assert unknown["observation"] == "Error during execution: name 'open' is not defined", unknown
