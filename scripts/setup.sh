@@ -14,10 +14,11 @@
 #   2d. Reasoning Gym's virtualenv .venv-eval (pinned scripts/eval-requirements.txt), for `envforge eval`
 #   2e. RLVE's virtualenv .venv-rlve (pinned scripts/rlve-requirements.txt, about 50 MB), for `envforge import rlve` and its test
 #   2f. Harbor's task model in .venv-harbor (pinned scripts/harbor-requirements.txt), for the test of the Harbor export
+#   2g. BFCL's multi-turn data, executor and checker in .venv-bfcl (pinned scripts/bfcl-requirements.txt), for `envforge eval --suite bfcl`
 #   3b. the Debian roots of the terminal seed tasks (mmdebstrap; ENVFORGE_SKIP_TERMINAL=1 skips them)
 # Environment: ENVFORGE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/envforge), ENVFORGE_SKIP_MODEL=1,
 #   ENVFORGE_MODELS=qwen2.5-coder-1.5b,qwen2.5-coder-0.5b (or all), ENVFORGE_SKIP_TRAINER=1, ENVFORGE_SKIP_OPENENV=1,
-#   ENVFORGE_SKIP_EVAL=1, ENVFORGE_SKIP_RLVE=1, ENVFORGE_SKIP_HARBOR=1, ENVFORGE_SKIP_TERMINAL=1 (ENVFORGE_SKIP_OPENENV=1 skips both OpenEnv virtualenvs).
+#   ENVFORGE_SKIP_EVAL=1, ENVFORGE_SKIP_RLVE=1, ENVFORGE_SKIP_HARBOR=1, ENVFORGE_SKIP_BFCL=1, ENVFORGE_SKIP_TERMINAL=1 (ENVFORGE_SKIP_OPENENV=1 skips both OpenEnv virtualenvs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -107,6 +108,12 @@ pinned_venv() { # pinned_venv VENV REQUIREMENTS WHAT [EXTRA PIP FLAGS...]
 #     test that checks exported Harbor tasks with Harbor's own TaskConfig and TaskPaths. Harbor declares Python >= 3.12;
 #     those two modules load on 3.11, so it is installed with --ignore-requires-python.
 [ "${ENVFORGE_SKIP_HARBOR:-0}" = 1 ] || pinned_venv .venv-harbor scripts/harbor-requirements.txt harbor --ignore-requires-python
+
+# 2g. BFCL v4 (bfcl-eval 2026.3.23 with the two packages its multi-turn data, executor and checker import, pinned in
+#     scripts/bfcl-requirements.txt, about 45 MB) in .venv-bfcl (ENVFORGE_SKIP_BFCL=1 skips it; `envforge eval --suite bfcl`
+#     then stops with a message naming this script): bfcl-eval declares 33 dependencies (torch, vendor SDKs) that the
+#     multi-turn path never imports, so it is installed without them.
+[ "${ENVFORGE_SKIP_BFCL:-0}" = 1 ] || pinned_venv .venv-bfcl scripts/bfcl-requirements.txt bfcl-eval
 
 # 3. Node dependencies and build
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

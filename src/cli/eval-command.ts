@@ -10,6 +10,7 @@ import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
 import { loadPackageFolders, loadSeedPackages } from "../adapters/package-files/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
 import { SqliteEvalStore, SqliteStore } from "../adapters/store/index.js";
+import { BFCL_CATEGORIES, bfclPackages, withBfclRuntime } from "../adapters/suites/bfcl/bfcl-suite.js";
 import { bucketOfTask, DEFAULT_REASONING_GYM_TASKS, REASONING_GYM_TABLE_VERSION, ReasoningGymSuite, taskParameters } from "../adapters/suites/reasoning-gym/index.js";
 import { ConfigError, packageId, type EvalRecord, type LanguageModel, type QuestionSuite, type Sandbox, type TerminalTask } from "../spec/index.js";
 import { terminalPackage } from "../core/terminal/index.js";
@@ -32,6 +33,7 @@ export interface EvalFlags {
   readonly difficulty?: string;
   readonly items?: number;
   readonly episodes?: number;
+  readonly bfclEntries?: number;
   readonly seed?: number;
   readonly holdout?: number;
   readonly concurrency?: number;
@@ -64,6 +66,7 @@ export function resolveEvalConfig(flags: EvalFlags): Config {
     ...(flags.difficulty === undefined ? {} : { difficulty: flags.difficulty }),
     ...(flags.items === undefined ? {} : { items: flags.items }),
     ...(flags.episodes === undefined ? {} : { episodes: flags.episodes }),
+    ...(flags.bfclEntries === undefined ? {} : { bfclEntries: flags.bfclEntries }),
     ...(flags.seed === undefined ? {} : { seed: flags.seed }),
     ...(flags.holdout === undefined ? {} : { holdoutFraction: flags.holdout }),
     ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
@@ -76,8 +79,8 @@ export function resolveEvalConfig(flags: EvalFlags): Config {
   const config = parseConfig(mergeConfigInput(mergeConfigInput(base, fromFile), fromFlags), configSource(flags.config));
   classifyModelSpec(config.model.spec);
   for (const suite of config.eval.suites) {
-    if (!["rg", "heldout-seeds", "holdout"].includes(suite) && !suite.startsWith("envs:") && !suite.startsWith("terminal:")) {
-      throw new ConfigError(`eval.suites: unknown suite "${suite}"; use rg, heldout-seeds, holdout, envs:<folder> or terminal:<folder>`);
+    if (!["rg", "heldout-seeds", "holdout", "bfcl"].includes(suite) && !suite.startsWith("envs:") && !suite.startsWith("terminal:") && !suite.startsWith("bfcl:")) {
+      throw new ConfigError(`eval.suites: unknown suite "${suite}"; use rg, heldout-seeds, holdout, envs:<folder>, terminal:<folder>, bfcl or bfcl:<categories>`);
     }
     if (suite === "holdout" && flags.run === undefined) throw new ConfigError(`eval.suites "holdout" is the holdout split of a run's pool: give --run <dir>`);
   }
@@ -145,8 +148,9 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
     };
     if (plans.some((suite) => suite.kind === "environments")) {
       sandbox = openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`));
-      // terminal tasks (a terminal: suite, terminal environments of a run's holdout) play in their jail, made when first needed
-      sandbox = terminalSandboxOf(sandbox, config);
+      // terminal tasks (a terminal: suite, terminal environments of a run's holdout) play in their jail, made when first needed;
+      // BFCL entries through BFCL's bridge
+      sandbox = withBfclRuntime(terminalSandboxOf(sandbox, config));
     }
     // the engine options come from the eval's config (the run's stored config overridden by --config), not the run's alone
     const engine = { ...modelOptionsOf(config), sequences: settings.concurrency };
@@ -235,6 +239,12 @@ async function planSuites(config: Config, questionSuite: QuestionSuite | null, r
       if (packages.length === 0) throw new ConfigError(`eval.suites ${name}: ${folder} holds no environment packages (sub-folders with env.json, env.py or oracle.py)`);
       plans.push({ kind: "environments", name, environments: planned(name, packages.map((pkg) => ({ id: packageId(pkg), package: pkg }))) });
       versions.push(`envforge ${name}`);
+    } else if (name === "bfcl" || name.startsWith("bfcl:")) {
+      const categories = bfclCategoriesOf(name);
+      const packages = await bfclPackages(categories, settings.bfclEntries);
+      // one episode per entry (an entry is one fixed task), capped at BFCL's own step limit per user turn
+      plans.push({ kind: "environments", name, environments: packages.map((pkg) => ({ id: packageId(pkg), package: pkg, seeds: [settings.seed], maxTurns: pkg.manifest.maxTurns })) });
+      versions.push(`bfcl-eval 2026.3.23 ${categories.join(",")} first ${settings.bfclEntries}`);
     } else if (name.startsWith("terminal:")) {
       const tasks = readTerminalSuite(name, name.slice("terminal:".length));
       const packages = tasks.map((task) => terminalPackage(task, config.solver.maxTurns));
@@ -243,6 +253,18 @@ async function planSuites(config: Config, questionSuite: QuestionSuite | null, r
     }
   }
   return { plans, versions };
+}
+
+/**
+ * The BFCL categories of a `bfcl` (multi_turn_base) or `bfcl:<categories>` suite.
+ * @throws ConfigError for an unknown category, naming the four there are
+ */
+function bfclCategoriesOf(name: string): string[] {
+  if (name === "bfcl") return ["multi_turn_base"];
+  const categories = name.slice("bfcl:".length).split(",").map((category) => category.trim()).filter((category) => category !== "");
+  const unknown = categories.filter((category) => !(BFCL_CATEGORIES as readonly string[]).includes(category));
+  if (categories.length === 0 || unknown.length > 0) throw new ConfigError(`eval.suites ${name}: unknown BFCL categor${unknown.length === 1 ? "y" : "ies"} ${unknown.join(", ") || "(none given)"}; use ${BFCL_CATEGORIES.join(", ")}`);
+  return categories;
 }
 
 /**

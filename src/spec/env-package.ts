@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { EnvProgram } from "./sandbox.js";
 import type { TerminalTask } from "./terminal.js";
+import type { BfclEntry } from "./bfcl.js";
 import type { OpenEnvTask } from "./openenv.js";
 import { MAX_TOOLS, ToolDefinitionSchema } from "./tool-call.js";
 import { LevelOutOfRangeError } from "./errors.js";
@@ -166,6 +167,12 @@ export interface EnvPackage {
    * `oracleSource` its optional `oracle.py`. Absent: an environment program.
    */
   readonly openenv?: OpenEnvTask;
+  /**
+   * A BFCL v4 multi-turn entry instead of an envforge program (docs/bfcl.md): episodes are played by
+   * BFCL's own executor and scored by its checker through the BFCL bridge; the manifest's tools are
+   * the entry's functions, `envSource` and `oracleSource` are empty. Absent: an environment program.
+   */
+  readonly bfcl?: BfclEntry;
 }
 
 /**
@@ -182,6 +189,7 @@ export function programOf(pkg: EnvPackage, options: { readonly oracle: boolean; 
     rewardRange: pkg.manifest.rewardRange,
     ...(pkg.terminal === undefined ? {} : { terminalEpisode: { task: pkg.terminal, maxTurns } }),
     ...(pkg.openenv === undefined ? {} : { openenvEpisode: { task: pkg.openenv, withOracle: options.oracle } }),
+    ...(pkg.bfcl === undefined ? {} : { bfclEpisode: { entry: pkg.bfcl } }),
   };
 }
 
@@ -228,6 +236,7 @@ function computePackageId(pkg: EnvPackage): string {
   // a terminal task: its whole folder (Dockerfile, data files, instruction), not only tests and solution
   if (pkg.terminal?.filesDigest !== undefined) hash.update(`\0${pkg.terminal.filesDigest}`);
   if (pkg.openenv !== undefined) hash.update(`\0${pkg.openenv.filesDigest}`);
+  if (pkg.bfcl !== undefined) hash.update(`\0bfcl:${pkg.bfcl.id}`);
   return `env-${hash.digest("hex").slice(0, 16)}`;
 }
 

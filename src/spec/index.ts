@@ -18,5 +18,6 @@ export * from "./weight-sync.js";
 export * from "./evaluation.js";
 export * from "./export-format.js";
 export * from "./tool-call.js";
+export * from "./bfcl.js";
 export * from "./terminal.js";
 export * from "./openenv.js";

@@ -1,4 +1,5 @@
 import type { TerminalTask } from "./terminal.js";
+import type { BfclEntry } from "./bfcl.js";
 import type { OpenEnvTask } from "./openenv.js";
 import type { EnvAction } from "./tool-call.js";
 
@@ -72,6 +73,8 @@ export interface EnvProgram {
    * refuses it.
    */
   readonly openenvEpisode?: { readonly task: OpenEnvTask; readonly withOracle: boolean };
+  /** A BFCL v4 multi-turn entry played by BFCL's executor through its bridge (`withBfclRuntime`); a plain sandbox refuses it. */
+  readonly bfclEpisode?: { readonly entry: BfclEntry };
 }
 
 /**

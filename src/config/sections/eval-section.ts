@@ -7,7 +7,11 @@ export const EvalSchema = z
      * Suites: `rg` (Reasoning Gym), `heldout-seeds` (the training environments on episode seeds training never
      * used), `holdout` (the run's holdout split of its pool; needs `--run`), `envs:<folder>` (any folder of
      * packages), `terminal:<folder>` (a folder of Harbor task folders, played in the terminal runtime with
-     * `solver.maxTurns` commands; docs/terminal-environments.md). CLI `--suite`. @default ["rg", "heldout-seeds"]
+     * `solver.maxTurns` commands; docs/terminal-environments.md), `bfcl` or `bfcl:<categories>` (BFCL v4 multi-turn
+     * entries, `bfclEntries` per category, played as tool episodes and scored by BFCL's checker; categories
+     * comma-separated from multi_turn_base, multi_turn_miss_param, multi_turn_long_context (not miss_func, whose
+     * tools change mid-episode);
+     * `bfcl` alone is multi_turn_base; docs/bfcl.md). CLI `--suite`. @default ["rg", "heldout-seeds"]
      */
     suites: z.array(z.string().min(1)).min(1).default(["rg", "heldout-seeds"]),
     /** Reasoning Gym tasks; null = the 20 fastest (5 per SPADE bucket); `["all"]` = every task in the bucket table. CLI `--tasks`. @default null */
@@ -16,6 +20,8 @@ export const EvalSchema = z
     difficulty: z.enum(["default", "hard"]).default("default"),
     /** Items per Reasoning Gym task. CLI `--items`. @default 2 */
     items: z.number().int().min(1).max(10_000).default(2),
+    /** Entries per BFCL category, the first ones in BFCL's order (`bfcl` suites; each entry is played once). CLI `--bfcl-entries`. @default 20 */
+    bfclEntries: z.number().int().min(1).max(200).default(20),
     /** Episodes per held-out environment. CLI `--episodes`. @default 2 */
     episodes: z.number().int().min(1).max(10_000).default(2),
     /** Seed of the items and episode seeds (the same seed gives the same items). CLI `--seed`. @default 0 */

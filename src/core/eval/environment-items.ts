@@ -16,6 +16,8 @@ export interface PlannedEnvironment {
   readonly seeds: readonly number[];
   /** Levels to play each seed at; absent: one pass without a level (`reset`'s default, level 0). */
   readonly levels?: readonly number[];
+  /** The environment's own episode step cap, in place of the Solver's (`solver.maxTurns`): a BFCL entry's, 21 steps per user turn. */
+  readonly maxTurns?: number;
 }
 
 /** Number of items (episodes) of a planned environment: seeds × levels. */
@@ -104,7 +106,7 @@ export async function evaluateEpisodes(
           },
         };
       },
-      options: { maxTurns: sampling.maxTurns, ...(level === undefined ? {} : { level }) },
+      options: { maxTurns: item.environment.maxTurns ?? sampling.maxTurns, ...(level === undefined ? {} : { level }) },
     };
   });
   const startAll = clock();
