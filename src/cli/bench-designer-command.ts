@@ -2,7 +2,7 @@ import { appendFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { openModel } from "../adapters/llm/index.js";
 import { loadSeedPackages } from "../adapters/package-files/index.js";
-import { readCorpus } from "../adapters/corpus/index.js";
+import { designerCorpus } from "./designer-corpus.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
 import { parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { buildGates, textSimilarity } from "../core/admission/index.js";
@@ -11,6 +11,7 @@ import { designerPromptOf, designFunnel, parseDesign, promptExamplePackages, run
 import { packageId, type DesignRecord, type EnvironmentRecord, type EnvPackage } from "../spec/index.js";
 import { admissionResources } from "./admission-resources.js";
 import { MeteredModel } from "./metered-model.js";
+import { poolPackages } from "./pool-packages.js";
 import { modelOptionsOf } from "./model-options.js";
 
 /** Flags of `envforge bench designer`. */
@@ -29,7 +30,7 @@ export interface BenchDesignerFlags {
   /** Override `designer.repetitionPenalty`. */
   readonly repetitionPenalty?: number;
   /** Override `designer.format`. */
-  readonly format?: "scaffold" | "class";
+  readonly format?: "scaffold" | "class" | "tool";
   /** Override `designer.grammar`. */
   readonly grammar?: boolean;
   /** A `.jsonl` file to append every design record to (completions, verdicts, repair attempts), one line each. */
@@ -111,9 +112,10 @@ function flagDesigner(flags: BenchDesignerFlags): Record<string, unknown> {
  */
 export async function benchDesignerCommand(flags: BenchDesignerFlags, write: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
   const config = benchDesignerConfig(flags);
-  const seeds = loadSeedPackages();
+  // the run's starting pool: the seed games (pool.seeds) and pool.packages (e.g. envs/tool-seeds for the tool format)
+  const seeds = [...(config.pool.seeds ? loadSeedPackages() : []), ...poolPackages(config)];
   const memory: EnvironmentRecord[] = seeds.map((pkg) => ({ id: packageId(pkg), package: pkg, round: null, scores: null }));
-  const corpus = readCorpus(config.corpus.path);
+  const corpus = designerCorpus(config);
   const gates = buildGates(config.admission);
   const admission = admissionResources(config);
   const model = new MeteredModel(await openModel(config.model.spec, modelOptionsOf(config)));

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { buildGates } from "../core/admission/index.js";
 import { CheckpointingTrainer, PROBE_COMPLETION, PROBE_MESSAGES, probeDatum, RUN_FILES, runSelfPlay, runTrainingStep } from "../core/selfplay/index.js";
-import { readCorpus } from "../adapters/corpus/index.js";
+import { designerCorpus } from "./designer-corpus.js";
 import { loadSeedPackages } from "../adapters/package-files/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
@@ -66,7 +66,7 @@ async function benchRun(config: Config, open: (outDir: string, store: SqliteStor
       model: opened.model,
       sandbox,
       trainer: opened.trainer,
-      corpus: readCorpus(config.corpus.path),
+      corpus: designerCorpus(config),
       seeds: loadSeedPackages(),
       gates: buildGates(config.admission),
       admission: admissionResources(config),

@@ -82,6 +82,19 @@ describe("envforge eval flags", () => {
     await expect(evalCommand(flags(`envs:${empty}`))).rejects.toThrow(/holds no environment packages/);
     expect(existsSync(store)).toBe(false);
   });
+
+  it("refuse a BFCL category envforge does not play (miss_func, a single-turn one) or none, before any model loads", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "envforge-eval-bfcl-"));
+    folders.push(scratch);
+    const store = join(scratch, "eval.db");
+    const flags = (suite: string) => ({ suite: [suite], model: join(scratch, "missing.gguf"), store, bfclEntries: 1 });
+    expect(resolveEvalConfig({ suite: ["bfcl", "bfcl:multi_turn_long_context"], bfclEntries: 5 }).eval).toMatchObject({ suites: ["bfcl", "bfcl:multi_turn_long_context"], bfclEntries: 5 });
+    await expect(evalCommand(flags("bfcl:multi_turn_miss_func"))).rejects.toThrow(/unknown BFCL category multi_turn_miss_func; use multi_turn_base, multi_turn_miss_param, multi_turn_long_context/);
+    await expect(evalCommand(flags("bfcl:simple_python,multi_turn_base"))).rejects.toThrow(/unknown BFCL category simple_python/);
+    await expect(evalCommand(flags("bfcl:"))).rejects.toThrow(ConfigError);
+    expect(() => resolveEvalConfig({ bfclEntries: 500 })).toThrowError(ConfigError);
+    expect(existsSync(store)).toBe(false);
+  });
 });
 
 describe("envforge eval --levels", () => {
@@ -246,5 +259,37 @@ describe("--compare and --json", () => {
     const environments = (seeds: number[]) => ({ suites: [{ name: "heldout-seeds", environments: [{ id: "env-a", seeds }] }] });
     expect(planDifferences(environments([5, 6]), environments([5, 6]))).toEqual([]);
     expect(planDifferences(environments([5, 6]), environments([7, 8]))).toEqual(["heldout-seeds episode seeds differ"]);
+  });
+});
+
+describe("envforge eval: tool-call replies", () => {
+  it("counts replies whose calls parsed and validated against refused ones, by kind, and prints the share under the table", () => {
+    const item = (index: number, replies: ItemResult["replies"]): ItemResult => ({
+      suite: "envs:envs/tool-seeds",
+      task: "bank-ledger",
+      bucket: null,
+      index,
+      seed: index,
+      score: 0,
+      won: false,
+      actions: replies?.length ?? 0,
+      invalidActions: 0,
+      tokens: 0,
+      seconds: 1,
+      error: null,
+      response: "",
+      answer: null,
+      ...(replies === undefined ? {} : { replies }),
+    });
+    const items = [
+      item(0, [{ text: "a", toolCalls: 1 }, { text: "b", toolError: "malformed_json" }, { text: "Balance: 3" }]),
+      item(1, [{ text: "c", toolCalls: 2 }, { text: "d", toolError: "invalid_arguments" }, { text: "e", toolError: "invalid_arguments" }]),
+    ];
+    const summary = summarizeEvaluation(items);
+    expect(summary.suites[0]?.toolCalls).toEqual({ valid: 2, refused: { malformed_json: 1, invalid_arguments: 2 }, validShare: 0.4 });
+    const record = { id: "tools1", model: "m", checkpoint: null, suiteVersion: "v", plan: {}, createdAt: "2026-12-07T00:00:00.000Z", finishedAt: null };
+    expect(formatEvaluation(record, summary, "eval.db")).toContain("envs:envs/tool-seeds: 2 of 5 tool-call replies parsed and validated (40.0%); refused: malformed_json 1, invalid_arguments 2");
+    // questions and text environments record no replies: no tool-call line
+    expect(summarizeEvaluation([item(2, undefined)]).suites[0]?.toolCalls).toBeUndefined();
   });
 });

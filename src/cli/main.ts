@@ -61,9 +61,13 @@ program
   .option("--terminal-seeds <dir>", "a folder of Harbor task folders whose terminal tasks join memory, e.g. envs/terminal-seeds (config: terminal.seeds)")
   .option("--allow-network", "let terminal tasks that ask for the network reach it (config: terminal.allowNetwork)")
   .option("--openenv <dir>", "an OpenEnv package folder, or a folder of them, whose environments join memory (config: openenv.packages)")
+  .option("--packages <dirs...>", "envforge package folders, or folders of them (e.g. envs/tool-seeds), whose environments join memory (config: pool.packages)")
+  .option("--no-seeds", "start memory without the shipped seed games (config: pool.seeds)")
   .addHelpText("after", "\nExit codes: 0 done; 1 the model never answered; 2 bad flags, config or machine set-up.")
-  .action(async (flags) => {
-    process.exitCode = await runCommand(flags);
+  .action(async (flags, command: Command) => {
+    // --no-seeds defaults seeds to true; only a flag given on the command line overrides the config file
+    const { seeds, ...rest } = flags as { seeds?: boolean };
+    process.exitCode = await runCommand({ ...rest, ...(command.getOptionValueSource("seeds") === "cli" ? { seeds } : {}) });
   });
 
 function backendName(value: string): "bwrap" | "process" {
@@ -246,7 +250,7 @@ bench
   .option("--designs <n>", "designs to sample (config: designer.designs)", integer("--designs", 1), 8)
   .option("--repair-turns <n>", "repair turns per design (config: designer.repairTurns)", integer("--repair-turns", 0))
   .option("--repair-mode <m>", "conversation | restart (config: designer.repairMode)", choice("--repair-mode", ["conversation", "restart"]))
-  .option("--format <f>", "scaffold | class (config: designer.format)", choice("--format", ["scaffold", "class"]))
+  .option("--format <f>", "scaffold | class | tool (config: designer.format; tool: tool-use environments, memory from pool.packages)", choice("--format", ["scaffold", "class", "tool"]))
   .option("--repetition-penalty <x>", "repetition penalty strength 0-1 (config: designer.repetitionPenalty)", fraction("--repetition-penalty"))
   .option("--grammar", "constrain scaffolded replies with the scaffold grammar (config: designer.grammar, on by default)")
   .option("--no-grammar", "sample scaffolded replies without the grammar")

@@ -6,7 +6,7 @@ import { ConfigError, type RoundRecord, type RoundReport, type Store } from "../
 import { importLineages } from "../core/curriculum/index.js";
 import { evolutionDirectory, newestRunFolder, newRunFolder, RUNS_FOLDER } from "./run-folders.js";
 import { LazyModel, RUN_FILES, runSelfPlay, storedRoundReports, type SelfPlayResult } from "../core/selfplay/index.js";
-import { readCorpus } from "../adapters/corpus/index.js";
+import { designerCorpus } from "./designer-corpus.js";
 import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
 import { loadSeedPackages } from "../adapters/package-files/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
@@ -20,6 +20,7 @@ import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
 import { resumeCommand } from "./invocation.js";
 import { liveTensorBoardExport } from "./live-tensorboard.js";
+import { poolPackages } from "./pool-packages.js";
 import { openEnvSeedPackages, terminalSandboxOf, terminalSeedPackages } from "./terminal-runtime.js";
 
 /** Flags of `envforge run`; each maps to one config key. */
@@ -35,6 +36,10 @@ export interface RunFlags {
   readonly terminalSeeds?: string;
   readonly allowNetwork?: boolean;
   readonly openenv?: string;
+  /** Folders of envforge packages joining memory (`pool.packages`). */
+  readonly packages?: readonly string[];
+  /** false: the shipped seeds do not start memory (`pool.seeds`; `--no-seeds`). */
+  readonly seeds?: boolean;
 }
 
 /**
@@ -55,6 +60,9 @@ export function runConfigInput(flags: RunFlags): unknown {
       ? {}
       : { terminal: { ...(flags.terminalSeeds === undefined ? {} : { seeds: flags.terminalSeeds }), ...(flags.allowNetwork === undefined ? {} : { allowNetwork: flags.allowNetwork }) } }),
     ...(flags.openenv === undefined ? {} : { openenv: { packages: flags.openenv } }),
+    ...(flags.packages === undefined && flags.seeds === undefined
+      ? {}
+      : { pool: { ...(flags.packages === undefined ? {} : { packages: [...flags.packages] }), ...(flags.seeds === undefined ? {} : { seeds: flags.seeds }) } }),
   };
   return mergeConfigInput(fromFile, fromFlags);
 }
@@ -108,10 +116,10 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   }
   // refusals that need nothing started come before the run's folder and store are written
   trainerPlanOf(config);
-  const seeds = [...(config.terminal.only ? [] : loadSeedPackages()), ...terminalSeedPackages(config), ...openEnvSeedPackages(config)];
+  const seeds = [...(config.terminal.only || !config.pool.seeds ? [] : loadSeedPackages()), ...poolPackages(config), ...terminalSeedPackages(config), ...openEnvSeedPackages(config)];
   // terminal tasks (terminal.seeds, or lineages imported from a terminal evolution) play in their jail, made when first needed
   const sandbox = terminalSandboxOf(openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`)), config);
-  const corpus = readCorpus(config.corpus.path);
+  const corpus = designerCorpus(config);
   const admission = admissionResources(config);
   const store = new SqliteStore(storePath);
   importFrontierLineages(config, store);

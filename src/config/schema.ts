@@ -15,6 +15,7 @@ import { ServeSchema } from "./sections/serve.js";
 import { SolverSchema } from "./sections/solver.js";
 import { TerminalSchema } from "./sections/terminal.js";
 import { OpenEnvSchema } from "./sections/openenv.js";
+import { PoolSchema } from "./sections/pool.js";
 import { TrainerSchema } from "./sections/trainer.js";
 
 export { ADMISSION_GATE_NAMES, type AdmissionGateName } from "./sections/admission.js";
@@ -53,6 +54,8 @@ export const ConfigSchema = z
     evolution: EvolutionSchema,
     trainer: TrainerSchema,
     schedule: ScheduleSchema,
+    /** The environment packages that start a run's memory. */
+    pool: PoolSchema,
     /** Terminal tasks (Harbor task folders) in the run, and their episodes' limits. */
     terminal: TerminalSchema,
     /** OpenEnv environment packages in the run's memory. */
@@ -82,6 +85,10 @@ export const ConfigSchema = z
   .refine((config) => !config.terminal.only || config.terminal.seeds !== null, {
     message: "terminal.only needs terminal.seeds (a folder of Harbor task folders): memory would start empty",
     path: ["terminal", "only"],
+  })
+  .refine((config) => config.pool.seeds || config.pool.packages.length > 0 || config.terminal.seeds !== null || config.openenv.packages !== null, {
+    message: "pool.seeds is false and no pool.packages, terminal.seeds or openenv.packages are given: memory would start empty",
+    path: ["pool", "seeds"],
   })
   .refine((config) => config.reward.anchorLow <= config.reward.anchorHigh, {
     message: "reward.anchorLow must not exceed reward.anchorHigh",

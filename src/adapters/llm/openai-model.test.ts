@@ -87,3 +87,46 @@ describe("OpenAI-compatible provider errors", () => {
     expect(listed.id).toBe(`shim-model@${shim.url}`);
   });
 });
+
+describe("OpenAI-compatible provider: tools", () => {
+  // A wire-level stub (hand-written answer, control flow of the adapter only): what the provider sends with tools,
+  // and how a tool_calls answer becomes the reply text the episode loop parses.
+  it("sends the tools and the chat's calls and results as the API defines them, and reads tool_calls back as markup", async () => {
+    let sent: Record<string, unknown> | null = null;
+    const server: Server = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk) => (body += chunk));
+      request.on("end", () => {
+        sent = JSON.parse(body) as Record<string, unknown>;
+        response.setHeader("content-type", "application/json");
+        const call = { id: "call_9", type: "function", function: { name: "get_balance", arguments: '{"account":"fir"}' } };
+        response.end(JSON.stringify({ id: "x", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [call] }, finish_reason: "tool_calls", logprobs: null }] }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const model = await OpenAICompatibleModel.connect({ baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, model: "m", maxRetries: 0 });
+      const tools = [{ name: "get_balance", description: "One balance.", parameters: { type: "object", properties: { account: { type: "string" } }, required: ["account"] } }];
+      const generation = await model.generate(
+        [
+          { role: "user", content: "What do elm and fir hold?" },
+          { role: "assistant", content: '<tool_call>\n{"name": "get_balance", "arguments": {"account": "elm"}}\n</tool_call>' },
+          { role: "tool", content: "'elm' holds 41 credits." },
+        ],
+        { maxTokens: 32, temperature: 0, tools },
+      );
+      expect(generation.text).toBe('<tool_call>\n{"name":"get_balance","arguments":{"account":"fir"}}\n</tool_call>');
+      expect(generation.finishReason).toBe("stop");
+      expect(sent).toMatchObject({
+        tools: [{ type: "function", function: tools[0] }],
+        messages: [
+          { role: "user", content: "What do elm and fir hold?" },
+          { role: "assistant", content: null, tool_calls: [{ id: "call_1_0", type: "function", function: { name: "get_balance", arguments: '{"account":"elm"}' } }] },
+          { role: "tool", tool_call_id: "call_1_0", content: "'elm' holds 41 credits." },
+        ],
+      });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

@@ -26,9 +26,12 @@ export const DesignerSchema = z
     /**
      * Reply format the Designer is asked for: `scaffold` (one Python block with `generate`, `render`, `solve`
      * and the manifest as constants; envforge supplies the class and the oracle) or `class` (manifest JSON,
-     * a free-form `env.py` class and `oracle.py`). The parser accepts both whatever is asked. @default "scaffold"
+     * a free-form `env.py` class and `oracle.py`), or `tool` (the class format for tool-use environments: tools in
+     * the JSON block, `step` receives tool calls; memory examples are the tool environments, e.g. `pool.packages:
+     * ["envs/tool-seeds"]`, and the corpus defaults to `corpus/tools.jsonl`; give it `maxTokens` 2048). The parser
+     * accepts every format whatever is asked. @default "scaffold"
      */
-    format: z.enum(["scaffold", "class"]).default("scaffold"),
+    format: z.enum(["scaffold", "class", "tool"]).default("scaffold"),
     /**
      * Strength (0–1) of the repetition penalty on Designer samples (the DRY sampler on the embedded llama.cpp
      * engine; ignored by other providers): small coder models otherwise loop on repeated lines until the token

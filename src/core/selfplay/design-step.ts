@@ -258,7 +258,8 @@ export function designerPromptOf(input: Pick<DesignStepInput, "config" | "round"
   const random = seededRandom(deriveSeed(config.seed, round, "design", group));
   const documents = sampleWithoutReplacement(input.corpus, config.designer.corpusDocuments, random);
   const heldOut = new Set(input.heldOut ?? []);
-  const before = input.memory.filter((record) => (record.round === null || record.round < round) && !heldOut.has(record.id));
+  // the tool format shows tool environments only (a game's class would teach text actions)
+  const before = input.memory.filter((record) => (record.round === null || record.round < round) && !heldOut.has(record.id) && (config.designer.format !== "tool" || record.package.manifest.tools !== undefined));
   const examples = rankExamples(before, config.designer.memoryExamples, random).map((record) => record.package);
   // the built-in example rotates over prompt groups and rounds
   return buildDesignerPrompt(documents, examples, config.designer.format, round + group);

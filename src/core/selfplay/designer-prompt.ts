@@ -5,10 +5,12 @@ import { parseDesign } from "./parse-design.js";
 
 /**
  * The reply format the Designer is asked for: `scaffold` (one Python block with
- * `generate`, `render`, `solve` and the manifest as constants; `core/scaffold`)
- * or `class` (manifest JSON, a free-form `env.py` class and `oracle.py`).
+ * `generate`, `render`, `solve` and the manifest as constants; `core/scaffold`),
+ * `class` (manifest JSON, a free-form `env.py` class and `oracle.py`), or `tool`
+ * (the `class` format for a tool-use environment: the JSON declares the tools, `step`
+ * receives tool calls, the oracle answers calls; SPADE's second domain).
  */
-export type DesignFormat = "scaffold" | "class";
+export type DesignFormat = "scaffold" | "class" | "tool";
 
 /** A Designer prompt with what it was built from. */
 export interface DesignerPrompt {
@@ -38,6 +40,36 @@ declared in the JSON as "levels": {"count": 6, "description": "what a higher lev
 const FORMAT = `Reply with exactly three fenced blocks and nothing else:
 \`\`\`json
 {"name": "kebab-case-name", "title": "...", "description": "...", "maxTurns": 1, "hint": "...", "skills": ["..."], "scenario": "..."}
+\`\`\`
+\`\`\`python
+# env.py
+...
+\`\`\`
+\`\`\`python
+# oracle.py
+def act(env, observation):
+    ...
+\`\`\``;
+
+const TOOL_SYSTEM = `You are the Designer. You write new tool-use training environments for a language-model agent: a small stateful API
+behind a few tools, and a task the agent can only finish by calling them across several turns.
+An environment is a Python 3 program (standard library only) with one class that has
+reset(self, seed, level=0) -> str (the first observation: the goal, the tool names and the format of the final message) and
+step(self, action) -> (observation: str, reward: float, terminated: bool, truncated: bool, info: dict).
+step receives either a tool call, a dict {"name": "<tool>", "arguments": {...}} whose arguments already match the tool's JSON Schema,
+or the agent's final message, a str. A call changes or reads the hidden state and returns its result as the observation with reward 0.0;
+a call the state does not allow (an unknown id, too little stock) returns an error text and info["invalid_action"] = True so the agent can recover.
+The final message ends the episode: reward 1.0 when the state reached the goal and the message states what the task asks, else 0.0.
+The answer must depend on state only the tools reveal, so nothing can be won without calling them; cap the calls (truncated after about 12).
+All randomness comes from random.Random(seed); a higher level (0 up to count - 1) adds records or steps.
+You also write oracle.py with act(env, observation) that returns the next tool call (a dict) or the final message (a str);
+it may read the env's attributes and always reaches reward 1.0; and a hint: advice that helps without revealing the answer.`;
+
+const TOOL_FORMAT = `Reply with exactly three fenced blocks and nothing else:
+\`\`\`json
+{"name": "kebab-case-name", "title": "...", "description": "...", "maxTurns": 13, "hint": "...", "skills": ["tool use", "..."], "scenario": "...",
+ "levels": {"count": 4, "description": "what a higher level adds"},
+ "tools": [{"name": "get_item", "description": "...", "parameters": {"type": "object", "properties": {"item_id": {"type": "string"}}, "required": ["item_id"], "additionalProperties": false}}]}
 \`\`\`
 \`\`\`python
 # env.py
@@ -128,7 +160,9 @@ def solve(instance):
  * the first scaffolded memory environment's authored code, else one of
  * {@link SCAFFOLD_EXAMPLES} picked by `variant` (whole 200-line seed classes are
  * what small models copy or stop after). In the `class` format each memory
- * environment is shown whole as a worked example of the three-block format.
+ * environment is shown whole as a worked example of the three-block format; the
+ * `tool` format does the same with tool environments (their tools in the JSON block),
+ * grounded on API-shaped code (the tool corpus, `corpus/tools.jsonl`).
  *
  * @param documents corpus documents to ground the design (k of them)
  * @param examples environments from memory, best first (m of them)
@@ -137,7 +171,7 @@ def solve(instance):
  */
 export function buildDesignerPrompt(documents: readonly CorpusDocument[], examples: readonly EnvPackage[], format: DesignFormat = "scaffold", variant = 0): DesignerPrompt {
   const builtIn = format === "scaffold" && !examples.some(isScaffolded) ? variant % SCAFFOLD_EXAMPLES.length : null;
-  const messages = format === "scaffold" ? scaffoldMessages(documents, examples, builtIn) : classMessages(documents, examples);
+  const messages = format === "scaffold" ? scaffoldMessages(documents, examples, builtIn) : classMessages(documents, examples, format === "tool" ? TOOL_MODE : CLASS_MODE);
   return {
     messages,
     hash: createHash("sha256").update(JSON.stringify(messages)).digest("hex"),
@@ -201,14 +235,33 @@ function scaffoldMessages(documents: readonly CorpusDocument[], examples: readon
   ];
 }
 
-function classMessages(documents: readonly CorpusDocument[], examples: readonly EnvPackage[]): ChatMessage[] {
+/** The system prompt, reply format and closing request of the `class` and `tool` formats. */
+interface ClassMode {
+  readonly system: string;
+  readonly format: string;
+  readonly request: string;
+}
+
+const CLASS_MODE: ClassMode = {
+  system: CLASS_SYSTEM,
+  format: FORMAT,
+  request: "Write a NEW environment, different from the example, built on the reference material. Make it checkable: the env computes the correct answer itself and compares.",
+};
+
+const TOOL_MODE: ClassMode = {
+  system: TOOL_SYSTEM,
+  format: TOOL_FORMAT,
+  request: "Write a NEW tool-use environment, different from the examples, whose tools model the API in the reference material. The env keeps the state, checks every call, and computes whether the final message is right.",
+};
+
+function classMessages(documents: readonly CorpusDocument[], examples: readonly EnvPackage[], mode: ClassMode): ChatMessage[] {
   const parts: string[] = [];
   for (const example of examples) {
-    const { name, title, description, maxTurns, hint, skills, scenario } = example.manifest;
+    const { name, title, description, maxTurns, hint, skills, scenario, levels, tools } = example.manifest;
     parts.push(
       `Example environment "${name}":`,
       "```json",
-      JSON.stringify({ name, title, description, maxTurns, hint, skills, scenario }),
+      JSON.stringify({ name, title, description, maxTurns, hint, skills, scenario, ...(mode === TOOL_MODE && levels !== undefined ? { levels } : {}), ...(mode === TOOL_MODE && tools !== undefined ? { tools } : {}) }),
       "```",
       "```python",
       `# env.py\n${example.envSource.trim()}`,
@@ -219,13 +272,9 @@ function classMessages(documents: readonly CorpusDocument[], examples: readonly 
       "",
     );
   }
-  parts.push(
-    ...referenceMaterial(documents),
-    "Write a NEW environment, different from the example, built on the reference material. Make it checkable: the env computes the correct answer itself and compares.",
-    FORMAT,
-  );
+  parts.push(...referenceMaterial(documents), mode.request, mode.format);
   return [
-    { role: "system", content: CLASS_SYSTEM },
+    { role: "system", content: mode.system },
     { role: "user", content: parts.join("\n") },
   ];
 }

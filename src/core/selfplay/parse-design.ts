@@ -27,6 +27,8 @@ const DesignedManifest = z
     levels: z.union([z.coerce.number().int().min(1).max(MAX_LEVELS), z.object({ count: z.number(), description: z.string() })]).optional(),
     /** What a higher level changes (module constant `LEVEL_DESCRIPTION`). */
     levelDescription: z.string().min(1).max(300).optional(),
+    /** A tool environment's tools (the Designer's tool mode), checked by the manifest schema. */
+    tools: z.array(z.unknown()).optional(),
   })
   .passthrough();
 
@@ -125,6 +127,7 @@ function packageOf(json: Record<string, unknown>, sources: { readonly envSource:
     scenario: fields.scenario,
     difficulty: fields.difficulty,
     ...(designedLevels(fields.levels, fields.levelDescription) === undefined ? {} : { levels: designedLevels(fields.levels, fields.levelDescription) }),
+    ...(fields.tools === undefined ? {} : { tools: fields.tools }),
     provenance,
   });
   if (!manifest.success) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChatMessage, GenerateOptions, Generation, LanguageModel, Turn } from "../../spec/index.js";
 import type { PolicyContext } from "../rollout/index.js";
-import { DEFAULT_HISTORY_CHARS, MAX_ACTION_CHARS, SOLVER_ANSWER_INSTRUCTION, SOLVER_INSTRUCTION, solverMessages, solverPolicy } from "./solver-policy.js";
+import { DEFAULT_HISTORY_CHARS, MAX_ACTION_CHARS, SOLVER_ANSWER_INSTRUCTION, SOLVER_INSTRUCTION, SOLVER_TOOL_INSTRUCTION, solverMessages, solverPolicy } from "./solver-policy.js";
 
 const INSTRUCTION = "Reply with your next action only, in the exact format the task asks for.";
 const FIRST = `You stand at the start.\n\n${INSTRUCTION}`;
@@ -206,5 +206,32 @@ describe("solverPolicy (scripted fake model)", () => {
   it("lets a model error propagate, so the episode ends as a policy error", async () => {
     const model = new ScriptedGenerations([new Error("server down")]);
     await expect(solverPolicy(model, options).act(context([]))).rejects.toThrow("server down");
+  });
+});
+
+describe("the Solver in a tool environment", () => {
+  const tools = [{ name: "get_balance", description: "One balance.", parameters: { type: "object", properties: { account: { type: "string" } }, required: ["account"] } }];
+  const played: Turn[] = [
+    { action: '<tool_call>\n{"name": "get_balance", "arguments": {"account": "elm"}}\n</tool_call>', observation: "'elm' holds 41 credits.", reward: 0, toolCalls: 1 },
+    { action: '<tool_call>{"name": "get_balance"}</tool_call>', observation: "Error (invalid_arguments): get_balance: arguments must have required property 'account'.", reward: 0, invalidAction: true, toolError: "invalid_arguments" },
+  ];
+
+  it("sends the tools with the chat, gives a call's result back as a tool message and a refused call's error as the user's", async () => {
+    const model = new ScriptedGenerations([{ text: "  <answer>ignored</answer> Balance: 41 ", finishReason: "stop" }]);
+    const action = await solverPolicy(model, { ...options, format: "answer" }).act({ ...context(played), tools });
+    const request = model.requests[0];
+    expect(request?.options.tools).toEqual(tools);
+    expect(request?.messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant", "user"]);
+    expect(request?.messages[0]?.content.endsWith(SOLVER_TOOL_INSTRUCTION)).toBe(true);
+    expect(request?.messages[2]?.content).toBe("'elm' holds 41 credits.");
+    // in a tool environment the whole reply is the action, whatever the format (its tool-call markup is the action)
+    expect(action.text).toBe("<answer>ignored</answer> Balance: 41");
+  });
+
+  it("a text environment sends no tools and keeps every observation the user's", async () => {
+    const model = new ScriptedGenerations([{ text: "go", finishReason: "stop" }]);
+    await solverPolicy(model, options).act(context(turns(2)));
+    expect(model.requests[0]?.options.tools).toBeUndefined();
+    expect(model.requests[0]?.messages.map((message) => message.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
   });
 });
