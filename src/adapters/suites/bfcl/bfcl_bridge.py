@@ -51,10 +51,12 @@ import sys
 import tempfile
 import traceback
 
+# the shared protocol (one folder up): -I leaves the script's folder off sys.path
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from bridge_protocol import BridgeError, claim_stdout, serve  # noqa: E402
+
 # the protocol owns the real stdout; everything else (BFCL's prints) goes to stderr
-_protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
-os.dup2(2, 1)
-sys.stdout = sys.stderr
+_protocol = claim_stdout()
 
 if "BFCL_PROJECT_ROOT" not in os.environ:
     _project_root = tempfile.mkdtemp(prefix="envforge-bfcl-")
@@ -94,12 +96,6 @@ _JSON_SCHEMA_TYPE = {
 }
 
 _SUMMARY_LIMIT = 600
-
-
-class BridgeError(Exception):
-    def __init__(self, code, message):
-        super().__init__(message)
-        self.code = code
 
 
 _entries = {}  # category -> (entries, ground truths), loaded once
@@ -414,25 +410,8 @@ def _handle(request):
 
 
 def main():
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        request_id = None
-        try:
-            request = json.loads(line)
-            if not isinstance(request, dict):
-                raise BridgeError("bad_request", "a request is a JSON object")
-            request_id = request.get("id")
-            answer = {"id": request_id, "ok": True, **_handle(request)}
-        except BridgeError as error:
-            answer = {"id": request_id, "ok": False, "error": {"code": error.code, "message": str(error)[:2000]}}
-        except json.JSONDecodeError as error:
-            answer = {"id": request_id, "ok": False, "error": {"code": "bad_request", "message": f"not JSON: {error}"}}
-        except Exception as error:  # a bug here or in BFCL: answer it, keep serving
-            frame = traceback.extract_tb(error.__traceback__)[-1]
-            message = f"{type(error).__name__}: {error} ({os.path.basename(frame.filename)}:{frame.lineno})"[:2000]
-            answer = {"id": request_id, "ok": False, "error": {"code": "internal_error", "message": message}}
-        _protocol.write(json.dumps(answer, default=str) + "\n")
+    # a bug here or in BFCL is answered (internal_error) and the bridge goes on
+    serve(_handle, _protocol, unexpected_errors=True)
 
 
 if __name__ == "__main__":

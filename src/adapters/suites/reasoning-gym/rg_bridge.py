@@ -22,10 +22,12 @@ import warnings
 
 warnings.simplefilter("ignore")
 
+# the shared protocol (one folder up): -I leaves the script's folder off sys.path
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from bridge_protocol import BridgeError, claim_stdout, serve  # noqa: E402
+
 # the protocol owns the real stdout; everything else (library prints, C-level writes) goes to stderr
-_protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
-os.dup2(2, 1)
-sys.stdout = sys.stderr
+_protocol = claim_stdout()
 
 import importlib.metadata  # noqa: E402
 
@@ -34,12 +36,6 @@ from reasoning_gym.factory import DATASETS  # noqa: E402
 from reasoning_gym.utils import SYSTEM_PROMPTS  # noqa: E402
 
 _datasets = {}
-
-
-class BridgeError(Exception):
-    def __init__(self, code, message):
-        super().__init__(message)
-        self.code = code
 
 
 def _category(name):
@@ -112,21 +108,7 @@ def _handle(request):
 
 
 def main():
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        request_id = None
-        try:
-            request = json.loads(line)
-            if not isinstance(request, dict):
-                raise BridgeError("bad_request", "a request is a JSON object")
-            request_id = request.get("id")
-            answer = {"id": request_id, "ok": True, **_handle(request)}
-        except BridgeError as error:
-            answer = {"id": request_id, "ok": False, "error": {"code": error.code, "message": str(error)[:2000]}}
-        except json.JSONDecodeError as error:
-            answer = {"id": request_id, "ok": False, "error": {"code": "bad_request", "message": f"not JSON: {error}"}}
-        _protocol.write(json.dumps(answer, default=str) + "\n")
+    serve(_handle, _protocol)
 
 
 if __name__ == "__main__":
