@@ -53,6 +53,7 @@ export const VERDICT_REASONS = {
     oracle_failed: "the oracle missed the pass threshold on a seed",
     oracle_too_slow: "the oracle's episode ran past the call timeout",
     oracle_error: "the oracle's act raised or returned something that is not an action",
+    oracle_invalid_tool_call: "a tool environment: the oracle made a tool call that does not validate against its tool's JSON Schema (or names no tool), so it was refused before the environment",
   },
   "negative-controls": {
     empty_solution_passes: "an agent that sends nothing wins a seed",

@@ -39,8 +39,8 @@ export function playOracle(candidate: EnvPackage, context: AdmissionContext): Or
  * step of the oracle's episode paid outside the declared range, e.g. 1.5 for
  * some right answers in a [0, 1] task, or its running return left it through steps in range), `oracle_error` (the oracle or the environment failed during its
  * episode), `oracle_too_slow` (turn cap reached below the threshold),
- * `oracle_failed` (the episode ended below the threshold); per-seed returns in
- * the evidence.
+ * `oracle_failed` (the episode ended below the threshold), `oracle_invalid_tool_call` (a tool
+ * environment's oracle made a call its tool's schema refuses); per-seed returns in the evidence.
  */
 export function oracleGate(): AdmissionGate {
   return { name: "oracle", usesModel: false, perLevel: true, check };
@@ -55,6 +55,11 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
   if (outOfRange !== null) return outOfRange;
   const failed = episodes.find((episode) => episode.failure !== undefined);
   if (failed?.failure) return reject("oracle", "oracle_error", `seed ${failed.seed}: ${failed.failure.kind}: ${failed.failure.message}`, evidence);
+  // a refused call is an invalid action the episode survives: name it before its consequence (a lost or slow episode)
+  for (const episode of episodes) {
+    const refused = episode.turns.find((turn) => turn.toolError !== undefined);
+    if (refused !== undefined) return reject("oracle", "oracle_invalid_tool_call", `seed ${episode.seed}: the oracle's call was refused (${refused.toolError}): ${refused.observation.slice(0, 300)}`, evidence);
+  }
   const lost = episodes.filter((episode) => !episode.won);
   if (lost.length > 0) {
     const slow = lost.filter((episode) => !episode.terminated && episode.turns.length >= candidate.manifest.maxTurns);
