@@ -10,7 +10,7 @@ import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
 import { loadPackageFolders, loadSeedPackages } from "../adapters/package-files/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
 import { SqliteEvalStore, SqliteStore } from "../adapters/store/index.js";
-import { BFCL_CATEGORIES, bfclPackages, withBfclRuntime } from "../adapters/suites/bfcl/bfcl-suite.js";
+import { BFCL_CATEGORIES, BFCL_STEP_LIMIT, bfclPackages, withBfclRuntime } from "../adapters/suites/bfcl/bfcl-suite.js";
 import { bucketOfTask, DEFAULT_REASONING_GYM_TASKS, REASONING_GYM_TABLE_VERSION, ReasoningGymSuite, taskParameters } from "../adapters/suites/reasoning-gym/index.js";
 import { ConfigError, packageId, type EvalRecord, type LanguageModel, type QuestionSuite, type Sandbox, type TerminalTask } from "../spec/index.js";
 import { terminalPackage } from "../core/terminal/index.js";
@@ -34,6 +34,7 @@ export interface EvalFlags {
   readonly items?: number;
   readonly episodes?: number;
   readonly bfclEntries?: number;
+  readonly bfclStepLimit?: number;
   readonly seed?: number;
   readonly holdout?: number;
   readonly concurrency?: number;
@@ -67,6 +68,7 @@ export function resolveEvalConfig(flags: EvalFlags): Config {
     ...(flags.items === undefined ? {} : { items: flags.items }),
     ...(flags.episodes === undefined ? {} : { episodes: flags.episodes }),
     ...(flags.bfclEntries === undefined ? {} : { bfclEntries: flags.bfclEntries }),
+    ...(flags.bfclStepLimit === undefined ? {} : { bfclStepLimit: flags.bfclStepLimit }),
     ...(flags.seed === undefined ? {} : { seed: flags.seed }),
     ...(flags.holdout === undefined ? {} : { holdoutFraction: flags.holdout }),
     ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
@@ -150,7 +152,7 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
       sandbox = openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`));
       // terminal tasks (a terminal: suite, terminal environments of a run's holdout) play in their jail, made when first needed;
       // BFCL entries through BFCL's bridge
-      sandbox = withBfclRuntime(terminalSandboxOf(sandbox, config));
+      sandbox = withBfclRuntime(terminalSandboxOf(sandbox, config), { stepLimit: config.eval.bfclStepLimit });
     }
     // the engine options come from the eval's config (the run's stored config overridden by --config), not the run's alone
     const engine = { ...modelOptionsOf(config), sequences: settings.concurrency };
@@ -241,10 +243,10 @@ async function planSuites(config: Config, questionSuite: QuestionSuite | null, r
       versions.push(`envforge ${name}`);
     } else if (name === "bfcl" || name.startsWith("bfcl:")) {
       const categories = bfclCategoriesOf(name);
-      const packages = await bfclPackages(categories, settings.bfclEntries);
+      const packages = await bfclPackages(categories, settings.bfclEntries, 0, { stepLimit: settings.bfclStepLimit });
       // one episode per entry (an entry is one fixed task), capped at BFCL's own step limit per user turn
       plans.push({ kind: "environments", name, environments: packages.map((pkg) => ({ id: packageId(pkg), package: pkg, seeds: [settings.seed], maxTurns: pkg.manifest.maxTurns })) });
-      versions.push(`bfcl-eval 2026.3.23 ${categories.join(",")} first ${settings.bfclEntries}`);
+      versions.push(`bfcl-eval 2026.3.23 ${categories.join(",")} first ${settings.bfclEntries}${settings.bfclStepLimit === BFCL_STEP_LIMIT ? "" : `, ${settings.bfclStepLimit} steps per turn`}`);
     } else if (name.startsWith("terminal:")) {
       const tasks = readTerminalSuite(name, name.slice("terminal:".length));
       const packages = tasks.map((task) => terminalPackage(task, config.solver.maxTurns));

@@ -358,6 +358,7 @@ program
   .option("--items <n>", "items per Reasoning Gym task (config: eval.items)", integer("--items", 1))
   .option("--episodes <n>", "episodes per held-out environment (config: eval.episodes)", integer("--episodes", 1))
   .option("--bfcl-entries <n>", "entries per BFCL category of the bfcl suites (config: eval.bfclEntries)", integer("--bfcl-entries", 1))
+  .option("--bfcl-step-limit <n>", "steps per BFCL user turn before the entry is force-quit, 1 to 20 (BFCL's own) (config: eval.bfclStepLimit)", integer("--bfcl-step-limit", 1))
   .option("--seed <n>", "seed of items and episode seeds (config: eval.seed)", integer("--seed", 0))
   .option("--levels <list>", "levels to play the environment suites at: comma-separated (0,2,5) or all; one-level environments play level 0 only; Reasoning Gym ignores it (default: level 0)")
   .option("--holdout <fraction>", "fraction of --run's pool to hold out when it has no split yet (config: eval.holdoutFraction)", fraction("--holdout"))

@@ -22,6 +22,12 @@ export const EvalSchema = z
     items: z.number().int().min(1).max(10_000).default(2),
     /** Entries per BFCL category, the first ones in BFCL's order (`bfcl` suites; each entry is played once). CLI `--bfcl-entries`. @default 20 */
     bfclEntries: z.number().int().min(1).max(200).default(20),
+    /**
+     * Steps a BFCL user turn may take before the entry is force-quit (and fails): BFCL's own 20, or fewer to bound a
+     * model that loops on calls (a documented departure from BFCL's runner; the report's suite version names it).
+     * CLI `--bfcl-step-limit`. @default 20
+     */
+    bfclStepLimit: z.number().int().min(1).max(20).default(20),
     /** Episodes per held-out environment. CLI `--episodes`. @default 2 */
     episodes: z.number().int().min(1).max(10_000).default(2),
     /** Seed of the items and episode seeds (the same seed gives the same items). CLI `--seed`. @default 0 */

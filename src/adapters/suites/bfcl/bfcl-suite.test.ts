@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { playEpisode, compileToolSchemas, type Policy } from "../../../core/rollout/index.js";
 import { renderToolCall, SuiteError, type ToolCall } from "../../../spec/index.js";
-import { BFCL_BRIDGE, BFCL_STEPS_PER_TURN, BFCL_VENV_PYTHON, BfclSession, bfclPackages } from "./bfcl-suite.js";
+import { BFCL_BRIDGE, BFCL_STEP_LIMIT, BFCL_VENV_PYTHON, BfclSession, bfclPackages } from "./bfcl-suite.js";
 
 // The real BFCL v4 data, executor and checker (bfcl-eval 2026.3.23 in .venv-bfcl, set up by ./scripts/setup.sh).
 // The policies below are scripted (control flow only): one replays BFCL's own ground truth for multi_turn_base_0
@@ -47,7 +47,7 @@ describe("BFCL v4 multi-turn suite (real bfcl-eval)", () => {
     for (const pkg of packages) {
       expect(pkg.manifest.tools?.length).toBeGreaterThan(0);
       expect(() => compileToolSchemas(pkg.manifest.tools ?? [])).not.toThrow();
-      expect(pkg.manifest.maxTurns).toBe((pkg.bfcl?.turns ?? 0) * BFCL_STEPS_PER_TURN);
+      expect(pkg.manifest.maxTurns).toBe((pkg.bfcl?.turns ?? 0) * (BFCL_STEP_LIMIT + 1));
       expect(pkg.manifest.name).toMatch(/^bfcl-multi-turn-/);
     }
   });
@@ -66,6 +66,20 @@ describe("BFCL v4 multi-turn suite (real bfcl-eval)", () => {
     expect(lost.won).toBe(false);
     expect(lost.turns).toHaveLength(pkg.bfcl.turns);
     expect(lost.turns.at(-1)?.observation).toMatch(/empty_turn_model_response/);
+  });
+
+  it("a lower step limit force-quits a turn after that many steps: the entry fails unscored", async () => {
+    const [pkg] = await bfclPackages(["multi_turn_base"], 1, 0, { stepLimit: 2 });
+    if (pkg?.bfcl === undefined) throw new Error("no entry listed");
+    expect(pkg.manifest.maxTurns).toBe(pkg.bfcl.turns * 3);
+    const session = new BfclSession(pkg.bfcl, { stepLimit: 2 });
+    sessions.push(session);
+    const looping: Policy = { name: "loop", act: async () => ({ text: renderToolCall({ name: "pwd", arguments: {} }) }) };
+    const episode = await playEpisode(session, pkg.manifest, 0, looping);
+    expect(episode.turns).toHaveLength(3);
+    expect(episode.truncated).toBe(true);
+    expect(episode.won).toBe(false);
+    expect(episode.turns.at(-1)?.observation).toMatch(/^Model has been forced to quit after 2 steps\. .*force_terminated/);
   });
 
   it("bad input: an unknown tool and broken arguments never reach BFCL; BFCL's own errors come back as observations", async () => {

@@ -29,10 +29,10 @@ export const BFCL_VENV_PYTHON = resolve(dirname(fileURLToPath(import.meta.url)),
 export const BFCL_CATEGORIES = ["multi_turn_base", "multi_turn_miss_param", "multi_turn_long_context"] as const;
 
 /**
- * Steps one user turn may take before BFCL force-quits the entry (its `MAXIMUM_STEP_LIMIT`, 20, and the
- * step that passes it): an episode's step cap is this many per user turn.
+ * BFCL's `MAXIMUM_STEP_LIMIT`: steps one user turn may take; the step after it force-quits the entry (which then
+ * fails unless it was the last turn). An episode's step cap is one more than the limit per user turn.
  */
-export const BFCL_STEPS_PER_TURN = 21;
+export const BFCL_STEP_LIMIT = 20;
 
 /** The hint of a BFCL entry: BFCL has none, so a with-hint play sees this line. */
 export const BFCL_NO_HINT = "(this BFCL entry has no hint)";
@@ -43,6 +43,11 @@ export interface BfclBridgeOptions {
   readonly python?: string;
   /** Longest wait for one answer (a call runs BFCL's executor; the last turn its checker), milliseconds. @default 60000 */
   readonly requestTimeoutMs?: number;
+  /**
+   * Steps per user turn before the entry is force-quit, 1 to {@link BFCL_STEP_LIMIT} (BFCL's own, the default); a
+   * lower limit is a documented departure that bounds a looping model's time on a small machine. @default 20
+   */
+  readonly stepLimit?: number;
 }
 
 /** A bridge process: one per session (the bridge holds one episode at a time). */
@@ -76,8 +81,8 @@ interface ListedEntry {
 /**
  * The BFCL v4 multi-turn entries of `categories`, the first `limit` of each (after `offset`), as
  * packages: a multi-turn manifest whose tools are the entry's functions at turn 0 (OpenAI-style, JSON
- * Schema parameters, as the bridge converts BFCL's docs), a step cap of {@link BFCL_STEPS_PER_TURN}
- * per user turn, reward 1 for an entry BFCL's checker passes (its pass threshold), no hint.
+ * Schema parameters, as the bridge converts BFCL's docs), a step cap of the step limit plus one per user
+ * turn ({@link BfclBridgeOptions.stepLimit}), reward 1 for an entry BFCL's checker passes (its pass threshold), no hint.
  *
  * @throws SuiteError `suite_unavailable` when .venv-bfcl is missing; `suite_protocol` for an unknown category or a bridge failure
  */
@@ -87,7 +92,7 @@ export async function bfclPackages(categories: readonly string[], limit: number,
     const answer = await bridge.request({ op: "list", categories: [...categories], limit, offset });
     const entries = answer.entries;
     if (!Array.isArray(entries)) throw new SuiteError("suite_protocol", "the BFCL bridge answered list without entries");
-    return (entries as ListedEntry[]).map(bfclPackage);
+    return (entries as ListedEntry[]).map((entry) => bfclPackage(entry, options.stepLimit ?? BFCL_STEP_LIMIT));
   } catch (error) {
     throw suiteError(error);
   } finally {
@@ -96,7 +101,7 @@ export async function bfclPackages(categories: readonly string[], limit: number,
 }
 
 /** One listed entry as an {@link EnvPackage} (see {@link bfclPackages}). */
-function bfclPackage(entry: ListedEntry): EnvPackage {
+function bfclPackage(entry: ListedEntry, stepLimit: number): EnvPackage {
   const tools: ToolDefinition[] = entry.tools.map((tool) => ToolDefinitionSchema.parse(tool));
   const name = `bfcl-${entry.id}`.toLowerCase().replace(/[^a-z0-9-]+/g, "-").slice(0, 64);
   return {
@@ -106,7 +111,7 @@ function bfclPackage(entry: ListedEntry): EnvPackage {
       title: `BFCL v4 ${entry.id}`,
       description: `BFCL v4 multi-turn entry ${entry.id} (${entry.category}): ${entry.turns} user turns over ${tools.length} functions, scored by BFCL's multi_turn_checker.`,
       interaction: "multi-turn",
-      maxTurns: entry.turns * BFCL_STEPS_PER_TURN,
+      maxTurns: entry.turns * (stepLimit + 1),
       rewardRange: [0, 1],
       passThreshold: 1,
       hint: BFCL_NO_HINT,
@@ -124,22 +129,24 @@ function bfclPackage(entry: ListedEntry): EnvPackage {
 
 /**
  * One BFCL entry's episode, played through its own bridge process: `reset` loads the entry (the seed
- * is ignored: an entry is one fixed task), a tool call runs on BFCL's executor and answers its result,
+ * is ignored: an entry is one fixed task) with the step limit, a tool call runs on BFCL's executor and answers its result,
  * a text action ends the user turn (the next turn's message, or after the last turn BFCL's checker:
  * reward 1 or 0, terminated). BFCL has no oracle here: `oracleAction` is `forbidden`.
  */
 export class BfclSession implements EnvSession {
   private readonly bridge: JsonLinesProcess;
+  private readonly stepLimit: number;
 
   constructor(
     private readonly entry: BfclEntry,
     options: BfclBridgeOptions = {},
   ) {
     this.bridge = bridgeProcess(options);
+    this.stepLimit = options.stepLimit ?? BFCL_STEP_LIMIT;
   }
 
   async reset(): Promise<SandboxOutcome<string>> {
-    const answer = await this.ask({ op: "reset", entry: this.entry.id });
+    const answer = await this.ask({ op: "reset", entry: this.entry.id, step_limit: this.stepLimit });
     if (answer.kind !== "ok") return answer;
     return { kind: "ok", value: String(answer.value.observation ?? "") };
   }

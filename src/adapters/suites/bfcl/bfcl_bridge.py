@@ -10,7 +10,8 @@ ops:
   version                            -> {"bfcl_eval", "categories": {name: count}}
   list   {categories?, limit?, offset?} -> {"entries": [{"id", "category", "turns", "tools"}]}
                                         (limit and offset apply per category; tools: those offered at turn 0)
-  reset  {entry}                     -> {"observation", "turns", "tools", "info": {"id", "category"}}
+  reset  {entry, step_limit?}        -> {"observation", "turns", "tools", "info": {"id", "category"}}
+                                        (step_limit: steps per user turn before the force-quit, 1 to BFCL's 20; default 20)
   step   {action: {"name", "arguments"}}       one call, one BFCL step
   step   {action: [{"name", "arguments"}, ...]} parallel calls, one BFCL step (as one model response)
          -> {"observation", "reward": 0, "terminated": false, "truncated": false, "info": {"results"?}}
@@ -199,7 +200,10 @@ def _reset(request):
     global _episode, _episode_counter
     entry_id = request.get("entry")
     if not isinstance(entry_id, str):
-        raise BridgeError("bad_request", "reset needs id (a string such as \"multi_turn_base_0\")")
+        raise BridgeError("bad_request", "reset needs entry (a string such as \"multi_turn_base_0\")")
+    step_limit = request.get("step_limit", MAXIMUM_STEP_LIMIT)
+    if isinstance(step_limit, bool) or not isinstance(step_limit, int) or not 1 <= step_limit <= MAXIMUM_STEP_LIMIT:
+        raise BridgeError("bad_request", f"step_limit must be an integer from 1 to BFCL's {MAXIMUM_STEP_LIMIT}")
     category = _category_of(entry_id)
     entries, ground_truths = _category_data(category)
     index = next((i for i, entry in enumerate(entries) if entry["id"] == entry_id), None)
@@ -215,6 +219,7 @@ def _reset(request):
         "model_name": f"envforge_bfcl_{os.getpid()}_{_episode_counter}",
         "turn": 0,
         "steps_in_turn": 0,
+        "step_limit": step_limit,
         "model_result": [[]],
         "holdout": entry.get("missed_function", {}),
         "methods": set(),
@@ -348,10 +353,11 @@ def _step(request):
         results = [next(executed) if result is None else result for result in results]
         _episode["model_result"][_episode["turn"]].append(call_strings)
     _episode["steps_in_turn"] += 1
-    if _episode["steps_in_turn"] > MAXIMUM_STEP_LIMIT:
+    limit = _episode["step_limit"]
+    if _episode["steps_in_turn"] > limit:
         answer = _finish(force_terminated=True)
         answer["info"]["results"] = results
-        answer["observation"] = f"Model has been forced to quit after {MAXIMUM_STEP_LIMIT} steps. " + answer["observation"]
+        answer["observation"] = f"Model has been forced to quit after {limit} steps. " + answer["observation"]
         return answer
     info = {"results": results} if isinstance(action, list) else {}
     observation = results[0] if not isinstance(action, list) else json.dumps(results)
