@@ -60,11 +60,13 @@ export function isToolCall(action: EnvAction): action is ToolCall {
 /**
  * `<tool_call>{...}</tool_call>` blocks (Qwen2.5's and Hermes' tool-call markup, the form a tool
  * call takes in a reply's text everywhere in envforge); a block cut off by the token limit runs
- * to the end. Group 1 is the block's JSON text.
+ * to the end. Group 1 is the block's text, JSON with the whitespace around it (trim it); no `\s*` beside the lazy
+ * group, which would make a long whitespace run quadratic.
  */
-export const TOOL_CALL_BLOCK = /<tool_call>\s*([\s\S]*?)\s*(?:<\/tool_call>|$)/g;
+export const TOOL_CALL_BLOCK = /<tool_call>([\s\S]*?)(?:<\/tool_call>|$)/g;
 
 /** A call as the markup {@link TOOL_CALL_BLOCK} reads: `<tool_call>\n{"name": ..., "arguments": ...}\n</tool_call>` (how oracle calls and API `tool_calls` are written into replies). */
 export function renderToolCall(call: ToolCall): string {
-  return `<tool_call>\n${JSON.stringify({ name: call.name, arguments: call.arguments })}\n</tool_call>`;
+  // "<" as \u003c, so a string argument holding "</tool_call>" cannot end the block early
+  return `<tool_call>\n${JSON.stringify({ name: call.name, arguments: call.arguments }).replace(/</g, "\\u003c")}\n</tool_call>`;
 }

@@ -38,6 +38,8 @@ interface Pending {
   readonly resolve: (answer: Record<string, unknown>) => void;
   readonly reject: (error: Error) => void;
   readonly timer: NodeJS.Timeout;
+  /** The child the request was written to: only its exit fails the request. */
+  readonly child: ChildProcessWithoutNullStreams;
 }
 
 /**
@@ -62,13 +64,16 @@ export class JsonLinesProcess {
    * @throws JsonLinesError with the program's own error (`answered`), `unavailable` or `protocol`
    */
   request(body: Record<string, unknown>, describe = String(body.op ?? "a request")): Promise<Record<string, unknown>> {
+    const id = this.nextId++;
+    let line: string;
     let child: ChildProcessWithoutNullStreams;
     try {
+      // serialised before anything waits on it: a body JSON cannot write (too deep) fails this request alone
+      line = `${JSON.stringify({ ...body, id })}\n`;
       child = this.start();
     } catch (error) {
-      return Promise.reject(error as Error);
+      return Promise.reject(error instanceof JsonLinesError ? error : new JsonLinesError({ kind: "protocol", message: `${describe} cannot be sent to ${this.options.name}: ${(error as Error).message}` }));
     }
-    const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
@@ -77,8 +82,8 @@ export class JsonLinesProcess {
         child.kill("SIGKILL");
         reject(new JsonLinesError({ kind: "protocol", message: `${this.options.name} gave no answer to ${describe} within ${this.options.requestTimeoutMs} ms` }));
       }, this.options.requestTimeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
-      child.stdin.write(`${JSON.stringify({ id, ...body })}\n`);
+      this.pending.set(id, { resolve, reject, timer, child });
+      child.stdin.write(line);
     });
   }
 
@@ -104,38 +109,44 @@ export class JsonLinesProcess {
       this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-2000);
     });
     createInterface({ input: child.stdout }).on("line", (line) => this.answer(line));
+    // a child that dies while a request is being written (EPIPE) fails through its exit, never the process
+    child.stdin.on("error", () => undefined);
     child.on("exit", (code, signal) => {
       if (this.child === child) this.child = null;
-      this.failAll({ kind: "protocol", message: `${this.options.name} exited (${signal ?? `code ${code}`}): ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}` });
+      this.failAll(child, { kind: "protocol", message: `${this.options.name} exited (${signal ?? `code ${code}`}): ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}` });
     });
     child.on("error", (error) => {
       if (this.child === child) this.child = null;
-      this.failAll({ kind: "unavailable", message: `cannot start ${this.options.command}: ${error.message}` });
+      this.failAll(child, { kind: "unavailable", message: `cannot start ${this.options.command}: ${error.message}` });
     });
     return child;
   }
 
   private answer(line: string): void {
-    let parsed: Record<string, unknown>;
+    let parsed: unknown;
     try {
-      parsed = JSON.parse(line) as Record<string, unknown>;
+      parsed = JSON.parse(line);
     } catch {
       return;
     }
-    const pending = typeof parsed.id === "number" ? this.pending.get(parsed.id) : undefined;
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return;
+    const answer = parsed as Record<string, unknown>;
+    const pending = typeof answer.id === "number" ? this.pending.get(answer.id) : undefined;
     if (pending === undefined) return;
-    this.pending.delete(parsed.id as number);
+    this.pending.delete(answer.id as number);
     clearTimeout(pending.timer);
-    if (parsed.ok === true) {
-      pending.resolve(parsed);
+    if (answer.ok === true) {
+      pending.resolve(answer);
       return;
     }
-    const error = (parsed.error ?? {}) as { code?: unknown; message?: unknown };
+    const error = (typeof answer.error === "object" && answer.error !== null ? answer.error : {}) as { code?: unknown; message?: unknown };
     pending.reject(new JsonLinesError({ kind: "answered", code: String(error.code ?? "protocol"), message: String(error.message ?? "the program answered an error without a message") }));
   }
 
-  private failAll(failure: JsonLinesFailure): void {
+  /** Fails the requests written to `child` (a later child's requests are not its). */
+  private failAll(child: ChildProcessWithoutNullStreams, failure: JsonLinesFailure): void {
     for (const [id, pending] of this.pending) {
+      if (pending.child !== child) continue;
       clearTimeout(pending.timer);
       pending.reject(new JsonLinesError(failure));
       this.pending.delete(id);

@@ -55,8 +55,9 @@ export function replyText(message: OpenAI.Chat.Completions.ChatCompletionMessage
   const rendered = calls.map((call) => {
     const args = parse(call.function.arguments);
     if (typeof args === "object" && args !== null && !Array.isArray(args)) return renderToolCall({ name: call.function.name, arguments: args as Record<string, unknown> });
-    // arguments that are not a JSON object stay as sent, so the reply parser refuses the call (malformed_json)
-    return `<tool_call>\n{"name": ${JSON.stringify(call.function.name)}, "arguments": ${call.function.arguments}}\n</tool_call>`;
+    // arguments that are not a JSON object go as a JSON string of what was sent: the reply parser refuses the call
+    // (malformed_json), and nothing in them can close the block or add a call
+    return renderToolCall({ name: call.function.name, arguments: call.function.arguments as unknown as Record<string, unknown> });
   });
   return [message.content ?? "", ...rendered].filter((part) => part !== "").join("\n");
 }
@@ -67,6 +68,7 @@ function callsOf(text: string, message: number): { text: string; calls: ApiToolC
     const parsed = parse(json);
     if (typeof parsed !== "object" || parsed === null || typeof (parsed as { name?: unknown }).name !== "string") return block;
     const { name, arguments: args } = parsed as { name: string; arguments?: unknown };
+    // the API sends arguments as a JSON string
     calls.push({ id: `call_${message}_${calls.length}`, type: "function", function: { name, arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}) } });
     return "";
   });

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -57,6 +57,19 @@ describe("environment package files", () => {
     rmSync(join(folder, "env.py"));
     execFileSync("mkfifo", [join(folder, "env.py")]);
     expect(() => loadPackageFolder(folder)).toThrowError(/env\.py: not a regular file/);
+  });
+
+  it("refuses package files that are links: a symbolic link to a host file, a hard link", () => {
+    const folder = mkdtempSync(join(tmpdir(), "envforge-pkg-"));
+    savePackageFolder(samplePackage(1), folder);
+    rmSync(join(folder, "env.py"));
+    symlinkSync("/etc/passwd", join(folder, "env.py"));
+    expect(() => loadPackageFolder(folder)).toThrowError(/env\.py: it is a symbolic link/);
+    rmSync(join(folder, "env.py"));
+    writeFileSync(join(folder, "elsewhere.py"), "class Env: ...\n");
+    linkSync(join(folder, "elsewhere.py"), join(folder, "env.py"));
+    expect(() => loadPackageFolder(folder)).toThrowError(/env\.py: it is a hard link/);
+    rmSync(folder, { recursive: true, force: true });
   });
 
   it("rejects a document without both files", () => {

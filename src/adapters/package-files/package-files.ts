@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { makeDirectory } from "../../support/make-directory.js";
@@ -87,8 +87,12 @@ export function formatIssues(error: z.ZodError): string {
 
 function readText(path: string): string {
   try {
-    // a FIFO or device would block the process forever on a synchronous read
-    if (!statSync(path).isFile()) throw new Error("not a regular file");
+    // a FIFO or device would block the process forever on a synchronous read; a link would read a file from
+    // anywhere on the host into the package (and from there into prompts), as the Harbor and OpenEnv readers refuse
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) throw new Error("it is a symbolic link; a package's files must be regular files in its folder");
+    if (!stat.isFile()) throw new Error("not a regular file");
+    if (stat.nlink > 1) throw new Error("it is a hard link (it has other names); a package's files must be its own");
     return readFileSync(path, "utf8");
   } catch (error) {
     throw new PackageFormatError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });

@@ -10,8 +10,11 @@ everything else (a library's prints, C-level writes) goes to stderr; then it cal
 
 import json
 import os
+import re
 import sys
 import traceback
+
+_REQUEST_ID = re.compile(r'"id"\s*:\s*(-?\d+)')
 
 
 class BridgeError(Exception):
@@ -49,8 +52,10 @@ def serve(handle, protocol, unexpected_errors=False):
             answer = {"id": request_id, "ok": True, **handle(request)}
         except BridgeError as error:
             answer = _error(request_id, error.code, str(error))
-        except json.JSONDecodeError as error:
-            answer = _error(request_id, "bad_request", f"not JSON: {error}")
+        except (json.JSONDecodeError, RecursionError) as error:
+            # a line nested too deep for the parser still gets an answer to its id, when the id can be read
+            found = _REQUEST_ID.search(line[:200]) or _REQUEST_ID.search(line[-200:])
+            answer = _error(request_id if request_id is not None or found is None else int(found.group(1)), "bad_request", f"not JSON: {type(error).__name__}: {error}")
         except Exception as error:
             if not unexpected_errors:
                 raise

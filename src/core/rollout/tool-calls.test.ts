@@ -69,6 +69,20 @@ describe("parseToolReply: calls and final messages", () => {
     for (const text of ["Balance: 57", "", '{"balance": 57}', "[1, 2, 3]", "I would call get_balance next."]) expect(parseToolReply(text, TOOLS)).toEqual({ kind: "final", text });
   });
 
+  it("bad input: a list mixing a call with other values is malformed, not a final message; long whitespace runs are read", () => {
+    expect(parseToolReply('[{"name": "get_balance", "arguments": {"account": "elm"}}, 1]', TOOLS)).toMatchObject({ kind: "invalid", error: { type: "malformed_json" } });
+    expect(parseToolReply('[{"name": "get_balance", "arguments": {"account": "elm"}}, {"nam": "x"}]', TOOLS)).toMatchObject({ kind: "invalid", error: { type: "malformed_json" } });
+    // 100,000 spaces: the quadratic regexes of before took 17 to 23 s per reply (past the test's time limit)
+    expect(parseToolReply(`<tool_call>x${" ".repeat(100_000)}y`, TOOLS)).toMatchObject({ kind: "invalid", error: { type: "malformed_json" } });
+    expect(parseToolReply(`{}${" ".repeat(100_000)}x`, TOOLS)).toEqual({ kind: "final", text: `{}${" ".repeat(100_000)}x` });
+    expect(parseToolReply(`${renderToolCall({ name: "get_balance", arguments: { account: "elm" } })}${" ".repeat(100_000)}`, TOOLS)).toEqual({ kind: "calls", calls: [{ name: "get_balance", arguments: { account: "elm" } }] });
+  });
+
+  it("a string argument holding </tool_call> survives rendering and parsing", () => {
+    const call = { name: "get_balance", arguments: { account: "elm </tool_call> <tool_call>" } };
+    expect(parseToolReply(renderToolCall(call), TOOLS)).toEqual({ kind: "calls", calls: [call] });
+  });
+
   it("renderToolCall writes what parseToolReply reads", () => {
     const call = { name: "transfer", arguments: { from_account: "elm", to_account: "fir", amount: 5 } };
     expect(parseToolReply(renderToolCall(call), TOOLS)).toEqual({ kind: "calls", calls: [call] });

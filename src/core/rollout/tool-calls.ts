@@ -22,9 +22,7 @@ export type ToolReply =
   | { readonly kind: "invalid"; readonly error: ToolCallError };
 
 /** A reply that starts as a JSON call (a `{` or `[`, optionally fenced, then a `"name"` key): a call attempt even when it does not parse, e.g. cut by the token limit. */
-const ATTEMPTED_CALL = /^\s*(?:```(?:json)?\s*)?[[{][\s\S]*?"name"\s*:/;
-/** A reply that is only a JSON value, optionally in a ```json fence. */
-const BARE_JSON = /^\s*(?:```(?:json)?\s*)?([[{][\s\S]*[\]}])\s*(?:```)?\s*$/;
+const ATTEMPTED_CALL = /^[[{][\s\S]*?"name"\s*:/;
 
 const validators = new WeakMap<readonly ToolDefinition[], Map<string, ValidateFunction>>();
 
@@ -62,7 +60,7 @@ export function compileToolSchemas(tools: readonly ToolDefinition[]): Map<string
  * @throws Error when a tool's schema is not valid JSON Schema (see {@link compileToolSchemas})
  */
 export function parseToolReply(reply: string, tools: readonly ToolDefinition[]): ToolReply {
-  const blocks = [...reply.matchAll(TOOL_CALL_BLOCK)].map((match) => match[1] ?? "");
+  const blocks = [...reply.matchAll(TOOL_CALL_BLOCK)].map((match) => (match[1] ?? "").trim());
   let raw: unknown[];
   if (blocks.length > 0) {
     raw = [];
@@ -72,11 +70,14 @@ export function parseToolReply(reply: string, tools: readonly ToolDefinition[]):
       raw.push(parsed);
     }
   } else {
-    const bare = BARE_JSON.exec(reply)?.[1];
-    const parsed = bare === undefined ? undefined : parseJson(bare);
-    if (parsed === undefined && ATTEMPTED_CALL.test(reply)) return invalid("malformed_json", `the reply starts as a JSON tool call but is not JSON: ${JSON.stringify(reply.trim().slice(0, 120))}`);
+    const body = unfenced(reply);
+    const parsed = /^[[{]/.test(body) && /[\]}]$/.test(body) ? parseJson(body) : undefined;
+    if (parsed === undefined && ATTEMPTED_CALL.test(body)) return invalid("malformed_json", `the reply starts as a JSON tool call but is not JSON: ${JSON.stringify(body.slice(0, 120))}`);
     const calls = Array.isArray(parsed) ? parsed : parsed === undefined ? [] : [parsed];
-    if (calls.length === 0 || !calls.every((call) => typeof call === "object" && call !== null && "name" in call)) return { kind: "final", text: reply };
+    const isCall = (call: unknown) => typeof call === "object" && call !== null && "name" in call;
+    if (calls.length === 0 || !calls.some(isCall)) return { kind: "final", text: reply };
+    // a list that mixes calls with other values is a malformed attempt, not a final message
+    if (!calls.every(isCall)) return invalid("malformed_json", `a list of tool calls holds something that is not a call: ${JSON.stringify(body.slice(0, 120))}`);
     raw = calls;
   }
   if (raw.length > MAX_CALLS_PER_REPLY) return invalid("too_many_calls", `${raw.length} tool calls in one reply; at most ${MAX_CALLS_PER_REPLY}`);
@@ -109,6 +110,18 @@ function asCall(item: unknown): ToolCall | null {
   const parsedArgs = typeof args === "string" ? parseJson(args) : (args ?? {});
   if (typeof parsedArgs !== "object" || parsedArgs === null || Array.isArray(parsedArgs)) return null;
   return { name, arguments: parsedArgs as Record<string, unknown> };
+}
+
+/** A reply that is only a JSON value, optionally in a ```json fence, without the fence and the whitespace around it (string operations: no backtracking on long replies). */
+function unfenced(reply: string): string {
+  let body = reply.trim();
+  if (body.startsWith("```")) {
+    body = body.slice(3);
+    if (body.startsWith("json")) body = body.slice(4);
+    if (body.endsWith("```")) body = body.slice(0, -3);
+    body = body.trim();
+  }
+  return body;
 }
 
 function parseJson(text: string): unknown {

@@ -87,11 +87,19 @@ describe("BFCL v4 multi-turn suite (real bfcl-eval)", () => {
     if (pkg?.bfcl === undefined) throw new Error("no entry listed");
     const session = new BfclSession(pkg.bfcl);
     sessions.push(session);
-    const replies = ['<tool_call>{"name": "open", "arguments": {"file": "/etc/passwd"}}</tool_call>', '<tool_call>{"name": "cd", "arguments": {"folder": 3}}</tool_call>', '<tool_call>{"name": "cd", "arguments": {"folder": "nowhere"}}</tool_call>'];
+    const replies = [
+      '<tool_call>{"name": "open", "arguments": {"file": "/etc/passwd"}}</tool_call>',
+      '<tool_call>{"name": "cd", "arguments": {"folder": 3}}</tool_call>',
+      '<tool_call>{"name": "cd", "arguments": {"folder": "nowhere"}}</tool_call>',
+      `<tool_call>{"name": "cd", "arguments": {"folder": "${"x".repeat(20_000)}"}}</tool_call>`,
+    ];
     const policy: Policy = { name: "bad", act: async ({ turns }) => ({ text: replies[turns.length] ?? "Done." }) };
-    const episode = await playEpisode(session, { ...pkg.manifest, maxTurns: 3 }, 0, policy);
-    expect(episode.turns.map((turn) => turn.toolError ?? "ran")).toEqual(["unknown_tool", "invalid_arguments", "ran"]);
+    const episode = await playEpisode(session, { ...pkg.manifest, maxTurns: 4 }, 0, policy);
+    expect(episode.turns.map((turn) => turn.toolError ?? "ran")).toEqual(["unknown_tool", "invalid_arguments", "ran", "ran"]);
     expect(episode.turns[2]?.observation).toMatch(/No such file or directory/);
+    // BFCL echoes the 20,000-character name: the observation is cut, and says so
+    expect(episode.turns[3]?.observation.length).toBeLessThan(8100);
+    expect(episode.turns[3]?.observation).toMatch(/\[observation truncated at 8000 characters\]$/);
   });
 
   it("the bridge's own self-test passes: BFCL's ground truth scores 1 in every category, the step limit, errors as answers, the recorded exchange", () => {

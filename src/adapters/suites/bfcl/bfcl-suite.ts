@@ -34,6 +34,9 @@ export const BFCL_CATEGORIES = ["multi_turn_base", "multi_turn_miss_param", "mul
  */
 export const BFCL_STEP_LIMIT = 20;
 
+/** Longest observation passed on, characters (as the sandbox's `maxObservationChars`); a longer one is cut, and the cut said. */
+export const BFCL_MAX_OBSERVATION_CHARS = 8000;
+
 /** The hint of a BFCL entry: BFCL has none, so a with-hint play sees this line. */
 export const BFCL_NO_HINT = "(this BFCL entry has no hint)";
 
@@ -41,7 +44,10 @@ export const BFCL_NO_HINT = "(this BFCL entry has no hint)";
 export interface BfclBridgeOptions {
   /** Interpreter with bfcl-eval installed. @default .venv-bfcl/bin/python */
   readonly python?: string;
-  /** Longest wait for one answer (a call runs BFCL's executor; the last turn its checker), milliseconds. @default 60000 */
+  /**
+   * Longest wait for one answer (a call runs BFCL's executor; the last turn its checker), milliseconds: a call that
+   * takes longer (BFCL's functions have no time limit) kills the bridge and the episode ends `crash`. @default 30000
+   */
   readonly requestTimeoutMs?: number;
   /**
    * Steps per user turn before the entry is force-quit, 1 to {@link BFCL_STEP_LIMIT} (BFCL's own, the default); a
@@ -58,7 +64,7 @@ function bridgeProcess(options: BfclBridgeOptions): JsonLinesProcess {
     command: python,
     args: ["-I", "-W", "ignore", BFCL_BRIDGE],
     missingMessage: `BFCL's Python (${python}) is missing; run ./scripts/setup.sh (without ENVFORGE_SKIP_BFCL=1)`,
-    requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+    requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
   });
 }
 
@@ -158,7 +164,7 @@ export class BfclSession implements EnvSession {
     return {
       kind: "ok",
       value: {
-        observation: String(value.observation ?? ""),
+        observation: capObservation(String(value.observation ?? "")),
         reward: typeof value.reward === "number" ? value.reward : 0,
         terminated: value.terminated === true,
         truncated: value.truncated === true,
@@ -183,6 +189,11 @@ export class BfclSession implements EnvSession {
       return { kind: "crash", message: suiteError(error).message };
     }
   }
+}
+
+function capObservation(observation: string): string {
+  const cap = BFCL_MAX_OBSERVATION_CHARS;
+  return observation.length <= cap ? observation : `${observation.slice(0, cap)}\n[observation truncated at ${cap} characters]`;
 }
 
 /**

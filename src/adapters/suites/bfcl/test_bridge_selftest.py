@@ -204,6 +204,15 @@ def test_errors_are_answers(bridge):
     assert unknown["observation"] == "Error during execution: name 'open' is not defined", unknown
     wrong = bridge.request(op="step", action={"name": "cd", "arguments": {"nope": 1}})
     assert wrong["observation"].startswith("Error during execution: "), wrong
+    # an integer that would make BFCL's functions run for minutes (power(10, 10**15)) is refused, not run
+    huge = bridge.request(op="step", action={"name": "cd", "arguments": {"folder": "document", "depth": 10**15}})
+    assert huge["observation"] == "Error during execution: an integer argument beyond \u00b110**9 is not accepted", huge
+    # a line nested too deep for the JSON parser still gets an answer to its id
+    bridge.requests += 1
+    deep = '{"id": %d, "op": "step", "action": %s}' % (bridge.requests, "[" * 5000 + "]" * 5000)
+    assert bridge.send_line(deep, bridge.requests)["error"]["code"] == "bad_request"
+    assert bridge.request(op="step", action={"name": "pwd", "arguments": {}})["observation"].startswith("{"), "the bridge serves on"
+    assert bridge.request(op="reset", entry="multi_turn_base_0", step_limit=0)["error"]["code"] == "bad_request"
     assert bridge.request(op="version")["bfcl_eval"] == "2026.3.23"
 
 
