@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { SqliteEvalStore } from "../adapters/store/index.js";
+import { SqliteEvalStore, SqliteStore } from "../adapters/store/index.js";
 import { compareEvaluations, comparisonWarnings, summarizeEvaluation } from "../core/eval/index.js";
 import { ConfigError, LevelOutOfRangeError, type ItemResult } from "../spec/index.js";
 import { evalCommand, evalStorePath, resolveEvalConfig } from "./eval-command.js";
@@ -27,6 +27,17 @@ describe("envforge eval flags", () => {
     expect(evalStorePath(resolveEvalConfig({}), undefined)).toBe(join("runs", "eval.db"));
     expect(evalStorePath(resolveEvalConfig({}), "runs/r1")).toBe(join("runs/r1", "eval.db"));
   });
+  it("take the holdout fraction a run made its split with (and nothing else of its eval block); --holdout still wins", () => {
+    const run = mkdtempSync(join(tmpdir(), "envforge-eval-run-"));
+    folders.push(run);
+    const store = new SqliteStore(join(run, "envforge.db"));
+    store.setMeta("config", { pool: { packages: ["envs/tool-seeds"], seeds: false }, eval: { holdoutAtStart: true, holdoutFraction: 0.34, episodes: 9 } });
+    store.close();
+    expect(resolveEvalConfig({ run }).eval).toMatchObject({ holdoutFraction: 0.34, episodes: 2, holdoutAtStart: false });
+    expect(resolveEvalConfig({ run, holdout: 0.5 }).eval.holdoutFraction).toBe(0.5);
+    expect(resolveEvalConfig({ run }).pool.packages).toEqual(["envs/tool-seeds"]);
+  });
+
   it("refuse an unknown suite, the holdout suite without a run, and a bad difficulty", () => {
     expect(() => resolveEvalConfig({ suite: ["gsm8k"] })).toThrowError(ConfigError);
     expect(() => resolveEvalConfig({ suite: ["holdout"] })).toThrowError(/--run/);

@@ -59,7 +59,9 @@ export interface EvalFlags {
  * @throws ConfigError naming the key and allowed values
  */
 export function resolveEvalConfig(flags: EvalFlags): Config {
-  const base = flags.run === undefined ? {} : (({ eval: _eval, ...rest }) => rest)(storedRunConfig(flags.run) as unknown as Record<string, unknown>);
+  // a run's config without its eval block (suites and sizes are this evaluation's), but with the fraction its holdout
+  // split was made with (eval.holdoutAtStart), so `--suite holdout` finds the split the run made
+  const base = flags.run === undefined ? {} : runBase(storedRunConfig(flags.run) as unknown as Record<string, unknown>);
   const fromFile = flags.config === undefined ? {} : readConfigFile(flags.config);
   const evalFlags = {
     ...(flags.suite === undefined ? {} : { suites: [...flags.suite] }),
@@ -255,6 +257,13 @@ async function planSuites(config: Config, questionSuite: QuestionSuite | null, r
     }
   }
   return { plans, versions };
+}
+
+/** A stored run config as the base of an evaluation's: its eval block dropped but for `holdoutFraction`. */
+function runBase(stored: Record<string, unknown>): Record<string, unknown> {
+  const { eval: evalBlock, ...rest } = stored;
+  const fraction = (evalBlock as { holdoutFraction?: unknown } | undefined)?.holdoutFraction;
+  return { ...rest, ...(typeof fraction === "number" ? { eval: { holdoutFraction: fraction } } : {}) };
 }
 
 /**
