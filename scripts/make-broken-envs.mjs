@@ -412,6 +412,13 @@ for (const name of ["code-breaker", "knapsack", "subset-sum", "shortest-path"]) 
     env: s.env.replace(finalCheck, 'if "Balance:" in action and int(stated[-1]) == self.goal:'),
     oracle: s.oracle,
   });
+  const missingLine = "    missing = env.goal - env.accounts[env.target]\n";
+  if (!s.oracle.includes(missingLine)) throw new Error("bank-ledger changed: update the tool-oracle-without-calls fixture");
+  add("tool-oracle-without-calls", ["negative-controls", "answer_without_tools"], "the final message wins when it states the goal, and the oracle sends only that: the tools are decoration (found by a new-user walkthrough; admitted before)", {
+    manifest: s.manifest,
+    env: s.env.replace(finalCheck, "if int(stated[-1]) == self.goal:"),
+    oracle: s.oracle.replace(missingLine, `    return f"Balance: {env.goal}"\n${missingLine}`),
+  });
   const amount = '"amount": min(missing, env.accounts[donor])';
   if (!s.oracle.includes(amount)) throw new Error("bank-ledger changed: update the tool-oracle-call-invalid fixture");
   add("tool-oracle-call-invalid", ["oracle", "oracle_invalid_tool_call"], "the oracle sends transfer's amount as a string (\"5\"), which breaks the tool's schema (an integer): the call is refused before the environment, so the oracle never wins", {

@@ -245,6 +245,7 @@ async function planSuites(config: Config, questionSuite: QuestionSuite | null, r
       versions.push(`envforge ${name}`);
     } else if (name === "bfcl" || name.startsWith("bfcl:")) {
       const categories = bfclCategoriesOf(name);
+      if (config.model.contextSize < 16_384) process.stderr.write(`envforge: ${name}: BFCL prompts hold 3,000 to 5,000 tokens of tools; model.contextSize is ${config.model.contextSize}, so many items will fail (use --config configs/bfcl-eval.json: 16384)\n`);
       const packages = await bfclPackages(categories, settings.bfclEntries, 0, { stepLimit: settings.bfclStepLimit });
       // one episode per entry (an entry is one fixed task), capped at BFCL's own step limit per user turn
       plans.push({ kind: "environments", name, environments: packages.map((pkg) => ({ id: packageId(pkg), package: pkg, seeds: [settings.seed], maxTurns: pkg.manifest.maxTurns })) });
@@ -272,7 +273,10 @@ function runBase(stored: Record<string, unknown>): Record<string, unknown> {
  */
 function bfclCategoriesOf(name: string): string[] {
   if (name === "bfcl") return ["multi_turn_base"];
-  const categories = name.slice("bfcl:".length).split(",").map((category) => category.trim()).filter((category) => category !== "");
+  const categories = [...new Set(name.slice("bfcl:".length).split(",").map((category) => category.trim()).filter((category) => category !== ""))];
+  if (categories.includes("multi_turn_miss_func")) {
+    throw new ConfigError(`eval.suites ${name}: multi_turn_miss_func is not played: its held-out functions join the tools mid-entry, and an episode's tools are fixed at reset (docs/bfcl.md); use ${BFCL_CATEGORIES.join(", ")}`);
+  }
   const unknown = categories.filter((category) => !(BFCL_CATEGORIES as readonly string[]).includes(category));
   if (categories.length === 0 || unknown.length > 0) throw new ConfigError(`eval.suites ${name}: unknown BFCL categor${unknown.length === 1 ? "y" : "ies"} ${unknown.join(", ") || "(none given)"}; use ${BFCL_CATEGORIES.join(", ")}`);
   return categories;

@@ -19,7 +19,8 @@ export function createEvalProgress(stream: NodeJS.WriteStream = process.stderr):
       },
       itemDone(result) {
         done += 1;
-        const outcome = result.error === null ? (result.won ? "won" : `score ${result.score.toFixed(2)}`) : result.error.code;
+        // an error says why in one short line (the store keeps the whole message)
+        const outcome = result.error === null ? (result.won ? "won" : `score ${result.score.toFixed(2)}`) : `${result.error.code}: ${escapeControlCharacters(result.error.message.split("\n")[0]?.slice(0, 160) ?? "")}`;
         stream.write(`eval ${done}/${total} ${result.suite} ${escapeControlCharacters(result.task)} #${result.index}${result.level === undefined ? "" : ` level ${result.level}`}: ${outcome} (${result.seconds.toFixed(1)} s)\n`);
       },
       stop() {},

@@ -41,6 +41,7 @@ function line(name: string, summary: ResultSummary, width: number): string {
 function toolCallLine(name: string, calls: ToolCallSummary): string {
   const refused = Object.entries(calls.refused).map(([kind, count]) => `${kind} ${count}`);
   const attempts = calls.valid + Object.values(calls.refused).reduce((sum, count) => sum + count, 0);
+  if (attempts === 0) return `${name}: no tool-call replies (every reply was a final message, or no episode was played)`;
   return `${name}: ${calls.valid} of ${attempts} tool-call replies parsed and validated (${percent(calls.validShare)})${refused.length === 0 ? "" : `; refused: ${refused.join(", ")}`}`;
 }
 

@@ -352,7 +352,7 @@ program
   .option("--model <spec>", "embedded | embedded:<name> | path.gguf | hf:<uri> | http(s)://host/v1#model (config: model.spec)")
   .option("--run <dir>", "evaluate a run's policy: its model with the LoRA adapter of --step (and its pool for the environment suites)")
   .option("--step <n>", "optimiser step of --run; 0 = the base model (default: the latest with an adapter)", integer("--step", 0))
-  .option("--suite <names...>", "rg | heldout-seeds | holdout | envs:<folder> | terminal:<folder> (config: eval.suites)")
+  .option("--suite <names...>", "rg | heldout-seeds | holdout | envs:<folder> | terminal:<folder> | bfcl | bfcl:<categories> (config: eval.suites)")
   .option("--tasks <list>", "comma-separated Reasoning Gym tasks, or all (config: eval.tasks; default the 20 fastest, 5 per bucket)")
   .option("--difficulty <d>", "default | hard (the Reasoning Gym paper's hard parameters) (config: eval.difficulty)", choice("--difficulty", ["default", "hard"]))
   .option("--items <n>", "items per Reasoning Gym task (config: eval.items)", integer("--items", 1))

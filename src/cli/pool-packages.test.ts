@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../config/index.js";
 import { ConfigError } from "../spec/index.js";
+import { folderCatalog } from "../server/catalog.js";
 import { poolPackages } from "./pool-packages.js";
 import { resolveRunConfig } from "./run-command.js";
 
@@ -19,6 +20,9 @@ describe("pool.packages and pool.seeds", () => {
     writeFileSync(join(scratch, "broken", "env.json"), "{ not json");
     expect(() => poolPackages(parseConfig({ pool: { packages: [join(scratch, "broken")] } }))).toThrow(ConfigError);
     expect(() => parseConfig({ pool: { seeds: false } })).toThrow(/memory would start empty/);
+    // a tool whose parameters is not JSON Schema is refused at load, not at the first reply of an episode (and not by serve either)
+    expect(() => poolPackages(parseConfig({ pool: { packages: ["fixtures/broken-envs/tool-schema-invalid"] } }))).toThrow(/pool\.packages: fixtures\/broken-envs\/tool-schema-invalid: bank-ledger: tool transfer: parameters is not a valid JSON Schema/);
+    expect(() => folderCatalog(["fixtures/broken-envs/tool-schema-invalid"])).toThrow(/--envs fixtures\/broken-envs\/tool-schema-invalid: bank-ledger: tool transfer/);
   });
 
   it("reads a folder of packages and a single package folder, in name order", () => {

@@ -2,7 +2,8 @@ import { existsSync, statSync } from "node:fs";
 import { readHarborTaskFolders } from "../adapters/terminal/index.js";
 import { terminalPackage } from "../core/terminal/index.js";
 import { join } from "node:path";
-import { loadPackageFolder, loadPackageFolders, loadSeedPackages, PACKAGE_FILES } from "../adapters/package-files/index.js";
+import { loadPackagesAt, loadSeedPackages, PACKAGE_FILES } from "../adapters/package-files/index.js";
+import { toolSchemaProblem } from "../core/rollout/index.js";
 import { SqliteStore } from "../adapters/store/index.js";
 import { parseConfig } from "../config/index.js";
 import { frontierEnvironments, storedLevelWindows } from "../core/curriculum/index.js";
@@ -159,7 +160,11 @@ export function seedCatalog(): EnvironmentCatalog {
 export function folderCatalog(paths: readonly string[]): EnvironmentCatalog {
   const packages = paths.flatMap((path) => {
     if (!existsSync(path) || !statSync(path).isDirectory()) throw new ConfigError(`--envs ${path}: not a folder`);
-    const found = existsSync(join(path, PACKAGE_FILES.manifest)) ? [loadPackageFolder(path)] : loadPackageFolders(path);
+    const found = loadPackagesAt(path);
+    for (const pkg of found) {
+      const problem = toolSchemaProblem(pkg.manifest.tools);
+      if (problem !== null) throw new ConfigError(`--envs ${path}: ${pkg.manifest.name}: ${problem}`);
+    }
     const tasks = readHarborTaskFolders(path).map((task) => {
       if ("status" in task) throw new ConfigError(`--envs ${String(task.evidence?.folder ?? path)}: ${task.message}`);
       return terminalPackage(task);

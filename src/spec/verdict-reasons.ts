@@ -61,7 +61,7 @@ export const VERDICT_REASONS = {
     invalid_action_passes: "an agent that sends only a planted invalid action wins a seed",
     fixed_reply_passes: "one of the oracle's two most common winning replies, replayed as a script, wins every seed (at least 5, plus 8 spread seeds)",
     random_commands_pass: "a terminal task: a seeded agent running harmless commands (listing and reading the files its instruction names) passes the tests",
-    answer_without_tools: "a tool environment: on a seed where the oracle called a tool, its final messages alone, without the calls, win (the reward does not need the tools)",
+    answer_without_tools: "a tool environment: the oracle wins without calling a tool, or on a seed where it called one its final messages alone, without the calls, win (the reward does not need the tools)",
     random_tool_calls_pass: "a tool environment: a seeded agent making schema-valid random tool calls wins more of its episodes than the binomial test allows at admission.randomWinRate",
   },
   "scorer-contract": {

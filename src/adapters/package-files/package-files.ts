@@ -80,6 +80,15 @@ export function loadPackageFolders(root: string): EnvPackage[] {
   return names.map((name) => loadPackageFolder(join(root, name)));
 }
 
+/**
+ * The packages at `path`: the folder itself when it is a package folder (it holds `env.json`), else each
+ * package folder in it ({@link loadPackageFolders}).
+ * @throws PackageFormatError naming the file and the field when a package is malformed
+ */
+export function loadPackagesAt(path: string): EnvPackage[] {
+  return existsSync(join(path, PACKAGE_FILES.manifest)) ? [loadPackageFolder(path)] : loadPackageFolders(path);
+}
+
 /** One line per zod issue: `path: message`. */
 export function formatIssues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ");

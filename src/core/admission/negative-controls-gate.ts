@@ -81,7 +81,8 @@ function toolFreeReplies(candidate: EnvPackage, wins: readonly { seed: number; a
  * `fixed_reply_passes`, `random_tool_calls_pass` (tool environments: a seeded agent making
  * schema-valid random tool calls, {@link randomToolCallPolicy}, judged by the same binomial test),
  * `answer_without_tools` (tool environments: on a seed where the oracle called a tool, its final
- * messages alone, replayed without the calls, win: the reward does not need the tools),
+ * messages alone, replayed without the calls, win; or the oracle wins without calling any tool:
+ * the reward does not need the tools),
  * `reward_out_of_range`, `load_failed`.
  */
 export function negativeControlsGate(): AdmissionGate {
@@ -93,7 +94,12 @@ async function check(candidate: EnvPackage, context: AdmissionContext): Promise<
   const oracle = seeds.length >= FIXED_REPLY_MIN_SEEDS ? await playOracle(candidate, context) : null;
   const fixedReplies = oracle?.kind === "ok" ? mostCommonReplies(winningActions(oracle.value).map((win) => win.actions), FIXED_REPLY_CANDIDATES) : [];
   const fixedSeeds = [...seeds, ...spreadSeeds(FIXED_REPLY_SPREAD_SEEDS)];
-  const toolFree = oracle?.kind === "ok" ? toolFreeReplies(candidate, winningActions(oracle.value)) : [];
+  const oracleWins = oracle?.kind === "ok" ? winningActions(oracle.value) : [];
+  const toolFree = toolFreeReplies(candidate, oracleWins);
+  // a tool environment whose oracle wins without a single call: nothing else to replay, the reward does not need the tools
+  if (candidate.manifest.tools !== undefined && oracleWins.length > 0 && toolFree.length === 0) {
+    return reject("negative-controls", "answer_without_tools", `the oracle won ${oracleWins.length} seed(s) without calling any of the environment's tools: the reward does not need them`, { seeds: oracleWins.map((win) => win.seed), actions: oracleWins[0]?.actions.slice(0, 3) });
+  }
   // one session for every control; a failure ends that control's episodes (a loss), and the executable gate already rejects crashes
   const played = await withSession(context.sandbox, candidate, false, async (session) => {
     const results: { control: Control | typeof FIXED_REPLY | typeof TOOL_FREE; episodes: Episode[]; actions?: readonly string[] }[] = [];

@@ -48,6 +48,20 @@ export function compileToolSchemas(tools: readonly ToolDefinition[]): Map<string
 }
 
 /**
+ * Why a tool environment's tools cannot be used (a `parameters` that is not JSON Schema), or null when they can
+ * (or the environment has none): what loaders check before an episode would fail on the first reply.
+ */
+export function toolSchemaProblem(tools: readonly ToolDefinition[] | undefined): string | null {
+  if (tools === undefined) return null;
+  try {
+    compileToolSchemas(tools);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/**
  * Parses an agent's reply to a tool environment. Tool calls are `<tool_call>{"name": ...,
  * "arguments": {...}}</tool_call>` blocks (one or more; `arguments` may also be a JSON string,
  * as OpenAI's API sends it), or a reply that is only such a JSON object or an array of them
