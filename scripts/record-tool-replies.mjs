@@ -19,16 +19,19 @@ const seen = new Set();
 const models = new Set();
 for (const path of stores) {
   const db = new Database(path, { readonly: true });
-  for (const evaluation of db.prepare("SELECT id, model, plan FROM evals ORDER BY seq").all()) {
+  for (const evaluation of db.prepare("SELECT id, model, checkpoint, plan FROM evals ORDER BY seq").all()) {
     const plan = JSON.parse(evaluation.plan);
+    const model = evaluation.checkpoint === null ? evaluation.model : `${evaluation.model} at ${evaluation.checkpoint.split("/").at(-1)}`;
     for (const row of db.prepare("SELECT result FROM eval_items WHERE eval_id = ? ORDER BY seq").all(evaluation.id)) {
       const item = JSON.parse(row.result);
+      // BFCL's tools live in its bridge, not in envs/tool-seeds: the fixture keeps the tool seeds' replies
+      if (item.suite.startsWith("bfcl")) continue;
       for (const reply of item.replies ?? []) {
         const key = JSON.stringify([item.task, reply.text]);
         if (seen.has(key)) continue;
         seen.add(key);
-        models.add(`${evaluation.model} (max ${plan.episodes?.maxTokens ?? "?"} tokens, temperature ${plan.episodes?.temperature ?? "?"})`);
-        lines.push({ model: evaluation.model, suite: item.suite, task: item.task, text: reply.text, ...(reply.toolCalls === undefined ? {} : { toolCalls: reply.toolCalls }), ...(reply.toolError === undefined ? {} : { toolError: reply.toolError }) });
+        models.add(`${model} (max ${plan.episodes?.maxTokens ?? "?"} tokens, temperature ${plan.episodes?.temperature ?? "?"})`);
+        lines.push({ model, suite: item.suite, task: item.task, text: reply.text, ...(reply.toolCalls === undefined ? {} : { toolCalls: reply.toolCalls }), ...(reply.toolError === undefined ? {} : { toolError: reply.toolError }) });
       }
     }
   }
