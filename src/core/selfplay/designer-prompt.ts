@@ -37,9 +37,11 @@ and a hint: advice that helps the agent but does not reveal the answer.
 Optionally the environment is a family of levels: reset(self, seed, level=0) builds an instance at level 0 (tiny) up to count - 1 (large),
 declared in the JSON as "levels": {"count": 6, "description": "what a higher level changes"}; envforge admits it at the level the agent can partly solve.`;
 
-const FORMAT = `Reply with exactly three fenced blocks and nothing else:
+/** The three-block reply format of the `class` and `tool` formats, around the manifest JSON each shows. */
+function threeBlocks(manifestJson: string): string {
+  return `Reply with exactly three fenced blocks and nothing else:
 \`\`\`json
-{"name": "kebab-case-name", "title": "...", "description": "...", "maxTurns": 1, "hint": "...", "skills": ["..."], "scenario": "..."}
+${manifestJson}
 \`\`\`
 \`\`\`python
 # env.py
@@ -50,6 +52,9 @@ const FORMAT = `Reply with exactly three fenced blocks and nothing else:
 def act(env, observation):
     ...
 \`\`\``;
+}
+
+const FORMAT = threeBlocks('{"name": "kebab-case-name", "title": "...", "description": "...", "maxTurns": 1, "hint": "...", "skills": ["..."], "scenario": "..."}');
 
 const TOOL_SYSTEM = `You are the Designer. You write new tool-use training environments for a language-model agent: a small stateful API
 behind a few tools, and a task the agent can only finish by calling them across several turns.
@@ -65,21 +70,9 @@ All randomness comes from random.Random(seed); a higher level (0 up to count - 1
 You also write oracle.py with act(env, observation) that returns the next tool call (a dict) or the final message (a str);
 it may read the env's attributes and always reaches reward 1.0; and a hint: advice that helps without revealing the answer.`;
 
-const TOOL_FORMAT = `Reply with exactly three fenced blocks and nothing else:
-\`\`\`json
-{"name": "kebab-case-name", "title": "...", "description": "...", "maxTurns": 13, "hint": "...", "skills": ["tool use", "..."], "scenario": "...",
+const TOOL_FORMAT = threeBlocks(`{"name": "kebab-case-name", "title": "...", "description": "...", "maxTurns": 13, "hint": "...", "skills": ["tool use", "..."], "scenario": "...",
  "levels": {"count": 4, "description": "what a higher level adds"},
- "tools": [{"name": "get_item", "description": "...", "parameters": {"type": "object", "properties": {"item_id": {"type": "string"}}, "required": ["item_id"], "additionalProperties": false}}]}
-\`\`\`
-\`\`\`python
-# env.py
-...
-\`\`\`
-\`\`\`python
-# oracle.py
-def act(env, observation):
-    ...
-\`\`\``;
+ "tools": [{"name": "get_item", "description": "...", "parameters": {"type": "object", "properties": {"item_id": {"type": "string"}}, "required": ["item_id"], "additionalProperties": false}}]}`);
 
 const SCAFFOLD_SYSTEM = "You are the Designer. You write new training tasks for a language-model agent as short Python 3 programs (standard library only).";
 
