@@ -5,14 +5,14 @@ import { join, resolve } from "node:path";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { compareEvaluations, comparisonWarnings, heldOutSeeds, levelsOf, parseLevelSelection, QUESTION_PROMPT_VERSION, runEvaluation, summarizeEvaluation, type LevelSelection, type PlannedEnvironment, type SuitePlan } from "../core/eval/index.js";
 import { ensureHoldout, readHoldout, withoutHoldout } from "../core/holdout/index.js";
-import { DEFAULT_HISTORY_CHARS, RUN_FILES } from "../core/selfplay/index.js";
+import { DEFAULT_HISTORY_CHARS } from "../core/selfplay/index.js";
 import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
 import { loadPackageFolders, loadSeedPackages } from "../adapters/package-files/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
-import { SqliteEvalStore, SqliteStore } from "../adapters/store/index.js";
+import { SqliteEvalStore } from "../adapters/store/index.js";
 import { BFCL_CATEGORIES, BFCL_STEP_LIMIT, bfclPackages, withBfclRuntime } from "../adapters/suites/bfcl/bfcl-suite.js";
 import { bucketOfTask, DEFAULT_REASONING_GYM_TASKS, REASONING_GYM_TABLE_VERSION, ReasoningGymSuite, taskParameters } from "../adapters/suites/reasoning-gym/index.js";
-import { ConfigError, packageId, type EvalRecord, type LanguageModel, type QuestionSuite, type Sandbox, type TerminalTask } from "../spec/index.js";
+import { ConfigError, packageId, type EvalRecord, type LanguageModel, type QuestionSuite, type Sandbox, type Store, type TerminalTask } from "../spec/index.js";
 import { terminalPackage } from "../core/terminal/index.js";
 import { readHarborTaskFolders } from "../adapters/terminal/index.js";
 import { terminalSandboxOf } from "./terminal-runtime.js";
@@ -21,6 +21,7 @@ import { createEvalProgress } from "./eval-progress.js";
 import { evaluationJson, formatComparison, formatEvaluation, planDifferences, planSummary } from "./eval-report.js";
 import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
+import { openRunFolderStore } from "./run-store.js";
 
 /** Flags of `envforge eval`; each maps to one config key (`eval.*`, `model.spec`) or selects what to do. */
 export interface EvalFlags {
@@ -131,7 +132,7 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
   if (levels !== null && settings.suites.includes("rg")) process.stderr.write("envforge: --levels applies to environment suites; reasoning-gym ignores it\n");
 
   const questionSuite: QuestionSuite | null = settings.suites.includes("rg") ? new ReasoningGymSuite() : null;
-  const runStore = flags.run === undefined ? null : new SqliteStore(join(flags.run, RUN_FILES.store));
+  const runStore = flags.run === undefined ? null : openRunFolderStore(flags.run);
   let model: LanguageModel | null = null;
   let sandbox: Sandbox | null = null;
   let evalStore: SqliteEvalStore | null = null;
@@ -202,7 +203,7 @@ export async function evalCommand(flags: EvalFlags): Promise<number> {
  * The suites of the config as plans, and the versions they are stored under.
  * @param levels `--levels`, or null to play each environment once at its default level
  */
-async function planSuites(config: Config, questionSuite: QuestionSuite | null, runStore: SqliteStore | null, levels: LevelSelection | null): Promise<{ plans: SuitePlan[]; versions: string[] }> {
+async function planSuites(config: Config, questionSuite: QuestionSuite | null, runStore: Store | null, levels: LevelSelection | null): Promise<{ plans: SuitePlan[]; versions: string[] }> {
   const settings = config.eval;
   const planned = (suite: string, environments: readonly { id: string; package: PlannedEnvironment["package"] }[]) => plannedEnvironments(suite, environments, settings.episodes, settings.seed, levels);
   const plans: SuitePlan[] = [];

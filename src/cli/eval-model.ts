@@ -3,18 +3,17 @@ import { freePort } from "../support/free-port.js";
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { parseConfig, type Config } from "../config/index.js";
-import { RUN_FILES } from "../core/selfplay/index.js";
 import { ggufPathOf, LlamaCppModel, openModel, type OpenModelOptions } from "../adapters/llm/index.js";
-import { SqliteStore } from "../adapters/store/index.js";
 import { REFERENCE_TRAINER_DIR, startReferenceTrainer, stopReferenceTrainer, TinkerHttp } from "../adapters/trainer/index.js";
 import { exportGgufLora } from "../adapters/weight-sync/index.js";
 import { ConfigError, type LanguageModel } from "../spec/index.js";
+import { describeRunStore, holdsRunStore, openRunFolderStore, runStoreLocation } from "./run-store.js";
 
 /** A run's stored config (defaults filled in), read from `<runDir>/envforge.db`. */
 export function storedRunConfig(runDir: string): Config {
-  const path = join(runDir, RUN_FILES.store);
-  if (!existsSync(path)) throw new ConfigError(`--run: ${runDir} holds no run (${path} not found)`);
-  const store = new SqliteStore(path);
+  const path = describeRunStore(runStoreLocation(runDir, null));
+  if (!holdsRunStore(runDir)) throw new ConfigError(`--run: ${runDir} holds no run (${path} not found)`);
+  const store = openRunFolderStore(runDir);
   try {
     const stored = store.getMeta("config");
     if (stored === undefined) throw new ConfigError(`--run: ${path} has no stored run config`);

@@ -3,6 +3,7 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { ConfigError, packageId, type EnvPackage, type LanguageModel, type Sandbox, type TerminalRuntime } from "../spec/index.js";
+import { holdsRunStore, openRunFolderStore } from "./run-store.js";
 import {
   DEFAULT_RUBRICS_PATH,
   evolutionGates,
@@ -94,9 +95,8 @@ export function resolveEvolveConfig(flags: EvolveFlags, base: unknown = {}): Con
 export function loadCandidates(from: string, options: { readonly maxTurns?: number; readonly tasksDir?: string } = {}): EnvPackage[] {
   if (from === "seeds") return loadSeedPackages();
   if (!existsSync(from) || !statSync(from).isDirectory()) throw new ConfigError(`--from ${from}: not a folder (give a package folder, a folder of packages, a run directory, Harbor task folders, or "seeds")`);
-  const storePath = join(from, RUN_FILES.store);
-  if (existsSync(storePath)) {
-    const store = new SqliteStore(storePath);
+  if (holdsRunStore(from)) {
+    const store = openRunFolderStore(from);
     try {
       return store.listEnvironments().map((record) => record.package);
     } finally {

@@ -1,14 +1,12 @@
-import { join } from "node:path";
 import { ConfigError } from "../spec/index.js";
 import { appendRubric, DEFAULT_RUBRICS_PATH, reviewedFailure, type RubricStage } from "../core/evolution/index.js";
-import { RUN_FILES } from "../core/selfplay/index.js";
-import { SqliteStore } from "../adapters/store/index.js";
+import { openRunFolderStore } from "./run-store.js";
 import { findLineage, formatLineage } from "./lineage-view.js";
 import { evolutionDirectory } from "./run-folders.js";
 
 /** `envforge lineage show ID`: prints the lineage tree. */
 export function lineageShowCommand(id: string, flags: { from?: string }): number {
-  const store = new SqliteStore(join(evolutionDirectory(flags.from), RUN_FILES.store));
+  const store = openRunFolderStore(evolutionDirectory(flags.from));
   try {
     process.stdout.write(`${formatLineage(store, findLineage(store, id))}\n`);
   } finally {
@@ -39,7 +37,7 @@ export interface RubricLearnFlags {
 export function rubricLearnCommand(flags: RubricLearnFlags): number {
   if (flags.stage !== undefined && flags.stage !== "plan" && flags.stage !== "child") throw new ConfigError(`--stage must be "plan" or "child", not "${flags.stage}"`);
   const stage = flags.stage as RubricStage | undefined;
-  const store = new SqliteStore(join(evolutionDirectory(flags.from), RUN_FILES.store));
+  const store = openRunFolderStore(evolutionDirectory(flags.from));
   let learned;
   try {
     const lineage = findLineage(store, flags.lineage);

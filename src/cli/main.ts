@@ -63,6 +63,7 @@ program
   .option("--openenv <dir>", "an OpenEnv package folder, or a folder of them, whose environments join memory (config: openenv.packages)")
   .option("--packages <dirs...>", "envforge package folders, or folders of them (e.g. envs/tool-seeds), whose environments join memory (config: pool.packages)")
   .option("--no-seeds", "start memory without the shipped seed games (config: pool.seeds)")
+  .option("--store <url>", "keep the run's memory in this PostgreSQL database (postgres://user@host:5432/db; docs/deploy.md) instead of the run folder's SQLite file (config: store.url)")
   .addHelpText("after", "\nExit codes: 0 done; 1 the model never answered; 2 bad flags, config or machine set-up.")
   .action(async (flags, command: Command) => {
     // --no-seeds defaults seeds to true; only a flag given on the command line overrides the config file

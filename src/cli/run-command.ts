@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { buildGates } from "../core/admission/index.js";
@@ -10,7 +9,7 @@ import { designerCorpus } from "./designer-corpus.js";
 import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
 import { loadSeedPackages } from "../adapters/package-files/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
-import { SqliteStore } from "../adapters/store/index.js";
+import { describeRunStore, openRunFolderStore, openRunStore, openStoreAt, runStoreLocation, runStored, withoutPassword, type RunStoreLocation } from "./run-store.js";
 import { stopReferenceTrainer } from "../adapters/trainer/index.js";
 import { admissionResources } from "./admission-resources.js";
 import { createProgressDisplay } from "./progress-display.js";
@@ -40,6 +39,8 @@ export interface RunFlags {
   readonly packages?: readonly string[];
   /** false: the shipped seeds do not start memory (`pool.seeds`; `--no-seeds`). */
   readonly seeds?: boolean;
+  /** PostgreSQL URL of the run's store (`store.url`; `--store`). */
+  readonly store?: string;
 }
 
 /**
@@ -60,6 +61,7 @@ export function runConfigInput(flags: RunFlags): unknown {
       ? {}
       : { terminal: { ...(flags.terminalSeeds === undefined ? {} : { seeds: flags.terminalSeeds }), ...(flags.allowNetwork === undefined ? {} : { allowNetwork: flags.allowNetwork }) } }),
     ...(flags.openenv === undefined ? {} : { openenv: { packages: flags.openenv } }),
+    ...(flags.store === undefined ? {} : { store: { url: flags.store } }),
     ...(flags.packages === undefined && flags.seeds === undefined
       ? {}
       : { pool: { ...(flags.packages === undefined ? {} : { packages: [...flags.packages] }), ...(flags.seeds === undefined ? {} : { seeds: flags.seeds }) } }),
@@ -96,15 +98,19 @@ export function resolveOutDir(config: Config, resume: boolean, now: Date = new D
  */
 export async function runCommand(flags: RunFlags): Promise<number> {
   const resume = flags.resume ?? false;
-  const outDir = resolveOutDir(resolveRunConfig(flags), resume);
-  const storePath = join(outDir, RUN_FILES.store);
-  if (resume && !existsSync(storePath)) throw new ConfigError(`--resume: ${outDir} holds no run (${storePath} not found)`);
-  const stored = resume ? readStoredConfig(storePath) : undefined;
-  if (resume && stored === undefined) throw new ConfigError(`--resume: ${outDir} holds no run (${storePath} has no stored run config)`);
-  // a resumed run continues with its stored config; a config file and flags given now override it
-  const config = resolveRunConfig(flags, stored ?? {});
+  const given = resolveRunConfig(flags);
+  const outDir = resolveOutDir(given, resume);
+  const location = runStoreLocation(outDir, given.store.url);
+  const where = describeRunStore(location);
+  if (resume && !runStored(location)) throw new ConfigError(`--resume: ${outDir} holds no run (${where} holds none)`);
+  const stored = resume ? readStoredConfig(location) : undefined;
+  if (resume && stored === undefined) throw new ConfigError(`--resume: ${outDir} holds no run (${where} has no stored run config)`);
+  // a resumed run continues with its stored config; a config file and flags given now override it. The store's
+  // password (if the URL holds one) is not stored with the config
+  const resolved = resolveRunConfig(flags, stored ?? {});
+  const config = resolved.store.url === null ? resolved : { ...resolved, store: { ...resolved.store, url: withoutPassword(resolved.store.url) } };
   if (resume) {
-    const finished = finishedRun(storePath, config.rounds);
+    const finished = finishedRun(location, config.rounds);
     if (finished !== undefined) {
       process.stderr.write(`envforge: ${outDir} is complete: ${finished.done} round(s) done, rounds is ${config.rounds}; nothing to run (add rounds with --resume --rounds N)\n`);
       process.stdout.write(`${formatSummary(finished.reports, { model: config.model.spec, out: outDir, reportPath: join(outDir, RUN_FILES.report), environments: finished.environments })}\n`);
@@ -121,7 +127,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const sandbox = terminalSandboxOf(openSandbox(config.sandbox, (message) => process.stderr.write(`envforge: ${message}\n`)), config);
   const corpus = designerCorpus(config);
   const admission = admissionResources(config);
-  const store = new SqliteStore(storePath);
+  const store = openRunStore(outDir, location);
   importFrontierLineages(config, store);
   let progress: ReturnType<typeof createProgressDisplay> | null = null;
   // from here on a stop signal stops the reference trainer this run starts (it runs detached) before exiting
@@ -175,7 +181,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     store.close();
     // what a failed run did and saved, and how to continue it (the error itself follows from main)
     if (stopped) {
-      const summary = stoppedRunSummary(storePath, outDir, config);
+      const summary = stoppedRunSummary(location, outDir, config);
       if (summary.stdout !== "") process.stdout.write(`${summary.stdout}\n`);
       process.stderr.write(`${summary.stderr}\n`);
     }
@@ -196,7 +202,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
 function importFrontierLineages(config: Config, store: Store): void {
   const from = config.evolution.frontier.lineagesFrom;
   if (from === null) return;
-  const source = new SqliteStore(join(evolutionDirectory(from), RUN_FILES.store));
+  const source = openRunFolderStore(evolutionDirectory(from));
   try {
     importLineages(source, store);
   } finally {
@@ -211,8 +217,8 @@ interface StoredRun {
   readonly environments: number;
 }
 
-function readStoredRun(storePath: string): StoredRun {
-  const store = new SqliteStore(storePath);
+function readStoredRun(location: RunStoreLocation): StoredRun {
+  const store = openStoreAt(location);
   try {
     return { rounds: store.listRounds(), reports: storedRoundReports(store), environments: store.listEnvironments().length };
   } finally {
@@ -221,8 +227,8 @@ function readStoredRun(storePath: string): StoredRun {
 }
 
 /** A run whose first `rounds` rounds are all done (with its number of done rounds); undefined when a round is left to run. */
-function finishedRun(storePath: string, rounds: number): (StoredRun & { done: number }) | undefined {
-  const run = readStoredRun(storePath);
+function finishedRun(location: RunStoreLocation, rounds: number): (StoredRun & { done: number }) | undefined {
+  const run = readStoredRun(location);
   const done = run.rounds.filter((record) => record.status === "done");
   if (done.filter((record) => record.round <= rounds).length < rounds) return undefined;
   return { ...run, done: done.length };
@@ -233,11 +239,12 @@ function finishedRun(storePath: string, rounds: number): (StoredRun & { done: nu
  * rounds done (stdout; empty when none is), and on stderr the round it stopped in, what the store
  * holds and the exact command that continues it. Never throws: a store that cannot be read is said so.
  */
-export function stoppedRunSummary(storePath: string, outDir: string, config: Pick<Config, "rounds" | "model">): { stdout: string; stderr: string } {
+export function stoppedRunSummary(location: RunStoreLocation, outDir: string, config: Pick<Config, "rounds" | "model">): { stdout: string; stderr: string } {
   const command = resumeCommand("run", outDir);
+  const storePath = describeRunStore(location);
   let run: StoredRun;
   try {
-    run = readStoredRun(storePath);
+    run = readStoredRun(location);
   } catch (error) {
     return { stdout: "", stderr: `envforge: the run stopped, and its store ${storePath} cannot be read (${(error as Error).message}); once it can, continue with: ${command}` };
   }
@@ -252,8 +259,8 @@ export function stoppedRunSummary(storePath: string, outDir: string, config: Pic
 }
 
 /** The config stored in a run's store (without `out`), or undefined when the store holds no run. */
-function readStoredConfig(storePath: string): unknown {
-  const store = new SqliteStore(storePath);
+function readStoredConfig(location: RunStoreLocation): unknown {
+  const store = openStoreAt(location);
   try {
     const stored = store.getMeta("config");
     if (stored === undefined) return undefined;

@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../spec/index.js";
 import { RUN_FILES } from "../core/selfplay/index.js";
+import { holdsRunStore, STORE_POINTER_FILE } from "./run-store.js";
 
 /** Folder that holds runs and evolutions when `--out` is not given. */
 export const RUNS_FOLDER = "runs";
@@ -34,6 +35,6 @@ export function newestRunFolder(kind: RunKind, whenMissing: string): string {
  */
 export function evolutionDirectory(from: string | undefined): string {
   const folder = from ?? newestRunFolder("evolve", `no evolution in ${RUNS_FOLDER}/; pass --from with the directory of an envforge evolve run`);
-  if (!existsSync(join(folder, RUN_FILES.store))) throw new ConfigError(`${folder} holds no evolution (${join(folder, RUN_FILES.store)} not found)`);
+  if (!holdsRunStore(folder)) throw new ConfigError(`${folder} holds no evolution (${join(folder, RUN_FILES.store)} not found, nor a ${STORE_POINTER_FILE} naming a PostgreSQL store)`);
   return folder;
 }

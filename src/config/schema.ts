@@ -16,6 +16,7 @@ import { SolverSchema } from "./sections/solver.js";
 import { TerminalSchema } from "./sections/terminal.js";
 import { OpenEnvSchema } from "./sections/openenv.js";
 import { PoolSchema } from "./sections/pool.js";
+import { StoreSchema } from "./sections/store.js";
 import { TrainerSchema } from "./sections/trainer.js";
 
 export { ADMISSION_GATE_NAMES, type AdmissionGateName } from "./sections/admission.js";
@@ -64,6 +65,8 @@ export const ConfigSchema = z
     eval: EvalSchema,
     /** Metrics written beside `metrics.jsonl` while a run works. */
     metrics: MetricsSchema,
+    /** Where the run's memory lives: the run folder's SQLite file, or a shared PostgreSQL database. */
+    store: StoreSchema,
   })
   .strict()
   .refine((config) => new Set(config.admission.gates).size === config.admission.gates.length, {

@@ -14,6 +14,7 @@ export * from "./corpus.js";
 export * from "./report.js";
 export * from "./lineage.js";
 export * from "./store.js";
+export * from "./jobs.js";
 export * from "./weight-sync.js";
 export * from "./evaluation.js";
 export * from "./export-format.js";

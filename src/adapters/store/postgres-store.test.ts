@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreError } from "../../spec/index.js";
 import { PostgresStore } from "./postgres-store.js";
+import { evalStoreContract } from "./eval-store.contract.js";
+import { PostgresEvalStore } from "./postgres-eval-store.js";
 import { storeContract, samplePackage } from "./store.contract.js";
 import { startThrowawayCluster, type ThrowawayCluster } from "./throwaway-cluster.js";
 import { packageId } from "../../spec/index.js";
@@ -16,6 +18,7 @@ afterAll(() => cluster?.stop());
 const freshSchema = () => `run_${randomUUID().slice(0, 8)}`;
 
 storeContract("postgres", () => new PostgresStore(cluster.url, freshSchema()));
+evalStoreContract("postgres", () => new PostgresEvalStore(cluster.url, freshSchema()));
 
 describe("PostgresStore", () => {
   it("keeps a run's memory across connections, and keeps runs apart by schema", () => {

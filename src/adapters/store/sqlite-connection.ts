@@ -19,7 +19,10 @@ export class SqliteConnection implements SqlConnection {
    * @param path the database file (`:memory:` for tests); parent folders are created
    * @param options.readOnly open an existing file for reading only @default false
    */
-  constructor(path: string, options: { readonly readOnly?: boolean } = {}) {
+  constructor(
+    private readonly path: string,
+    options: { readonly readOnly?: boolean } = {},
+  ) {
     try {
       if (options.readOnly === true) {
         this.db = new Database(path, { readonly: true, fileMustExist: true });
@@ -35,11 +38,19 @@ export class SqliteConnection implements SqlConnection {
   }
 
   rows<Row>(query: CompiledQuery): Row[] {
-    return this.db.prepare(query.sql).all(...(query.parameters as unknown[])) as Row[];
+    try {
+      return this.db.prepare(query.sql).all(...(query.parameters as unknown[])) as Row[];
+    } catch (error) {
+      throw new StoreError(`store ${this.path}: ${(error as Error).message}`, { cause: error });
+    }
   }
 
   execute(query: CompiledQuery): void {
-    this.db.prepare(query.sql).run(...(query.parameters as unknown[]));
+    try {
+      this.db.prepare(query.sql).run(...(query.parameters as unknown[]));
+    } catch (error) {
+      throw new StoreError(`store ${this.path}: ${(error as Error).message}`, { cause: error });
+    }
   }
 
   transaction<T>(body: () => T): T {

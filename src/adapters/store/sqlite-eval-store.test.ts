@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { StoreError } from "../../spec/index.js";
+import { evalStoreContract } from "./eval-store.contract.js";
 import { SqliteEvalStore } from "./sqlite-eval-store.js";
 
 const folders: string[] = [];
@@ -18,16 +19,9 @@ function folder(): string {
 
 const record = { id: "abc123", model: "m", checkpoint: null, suiteVersion: "v", plan: {}, createdAt: "2026-12-01T00:00:00.000Z" };
 
-describe("SqliteEvalStore", () => {
-  it("keeps the first finish time when a finished evaluation is run again", () => {
-    const store = new SqliteEvalStore(join(folder(), "eval.db"));
-    store.beginEval(record);
-    store.finishEval(record.id, "2026-12-01T01:00:00.000Z");
-    store.finishEval(record.id, "2026-12-02T09:00:00.000Z");
-    expect(store.findEval(record.id)?.finishedAt).toBe("2026-12-01T01:00:00.000Z");
-    store.close();
-  });
+evalStoreContract("sqlite", () => new SqliteEvalStore(join(folder(), "eval.db")));
 
+describe("SqliteEvalStore", () => {
   it("read-only: an empty file reads as no evaluations and stays empty; a missing file throws; writes throw", () => {
     const dir = folder();
     const empty = join(dir, "empty.db");

@@ -4,8 +4,8 @@ import type { SqlConnection, SqlDialect } from "./sql-connection.js";
 import { queryBuilder } from "./sql-dialects.js";
 import type { StoreTables } from "./store-tables.js";
 
-/** The tables one store keeps: a run's memory, or the evaluations. */
-export type StoreComponent = "run" | "eval";
+/** The tables one store keeps: a run's memory, the evaluations, or the job queue's results. */
+export type StoreComponent = "run" | "eval" | "jobs";
 
 /** One step of a component's schema, applied once, in order, inside the migration transaction. */
 interface Migration {
@@ -27,7 +27,7 @@ const MIGRATION_LOCK = 0x656e7666;
  *   than this one knows); nothing is changed then
  */
 export function migrate(connection: SqlConnection, component: StoreComponent): number {
-  const migrations = component === "run" ? RUN_MIGRATIONS : EVAL_MIGRATIONS;
+  const migrations = MIGRATIONS[component];
   const newest = migrations[migrations.length - 1]!.version;
   const db = queryBuilder(connection.dialect);
   return connection.exclusive(MIGRATION_LOCK, () => {
@@ -41,9 +41,7 @@ export function migrate(connection: SqlConnection, component: StoreComponent): n
     );
     const row = connection.rows<{ version: number }>(db.selectFrom("envforge_schema").select("version").where("component", "=", component).compile())[0];
     const current = row?.version ?? 0;
-    if (current > newest) {
-      throw new StoreError(`this store's ${component} schema is version ${current}, newer than this envforge knows (${newest}): upgrade envforge to open it`);
-    }
+    if (current > newest) throw newerSchema(component, current, newest);
     for (const migration of migrations) if (migration.version > current) migration.apply(connection);
     if (current < newest) {
       connection.execute(
@@ -58,10 +56,39 @@ export function migrate(connection: SqlConnection, component: StoreComponent): n
   });
 }
 
+/**
+ * For a store opened read-only: whether `component`'s tables are there (a file or schema nothing
+ * wrote yet holds none, and reads as empty).
+ * @throws StoreError when they were written by a newer envforge
+ */
+export function readableSchema(connection: SqlConnection, component: StoreComponent): boolean {
+  const db = queryBuilder(connection.dialect);
+  const tables = new Set(
+    connection
+      .rows<{ name: string }>(
+        connection.dialect === "sqlite"
+          ? sql`SELECT name FROM sqlite_master WHERE type = 'table'`.compile(db)
+          : sql`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()`.compile(db),
+      )
+      .map((row) => row.name),
+  );
+  if (tables.has("envforge_schema")) {
+    const row = connection.rows<{ version: number }>(db.selectFrom("envforge_schema").select("version").where("component", "=", component).compile())[0];
+    const newest = newestSchemaVersion(component);
+    if (row !== undefined && row.version > newest) throw newerSchema(component, row.version, newest);
+  }
+  const wanted = { run: ["meta", "environments", "rounds", "designs", "episodes"], eval: ["evals", "eval_items"], jobs: ["job_results"] }[component];
+  return wanted.every((name) => tables.has(name));
+}
+
 /** The schema version of `component` this envforge writes. */
 export function newestSchemaVersion(component: StoreComponent): number {
-  const migrations = component === "run" ? RUN_MIGRATIONS : EVAL_MIGRATIONS;
+  const migrations = MIGRATIONS[component];
   return migrations[migrations.length - 1]!.version;
+}
+
+function newerSchema(component: StoreComponent, version: number, newest: number): StoreError {
+  return new StoreError(`this store's ${component} schema is version ${version}, newer than this envforge knows (${newest}): upgrade envforge to open it`);
 }
 
 type Builder = Kysely<StoreTables>;
@@ -95,6 +122,30 @@ const EVAL_MIGRATIONS: readonly Migration[] = [
     },
   },
 ];
+
+const JOB_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    apply: (connection) => {
+      const db = queryBuilder(connection.dialect);
+      connection.execute(
+        db.schema
+          .createTable("job_results")
+          .ifNotExists()
+          .addColumn("kind", "text", (column) => column.notNull())
+          .addColumn("key", "text", (column) => column.notNull())
+          .addColumn("result", "text", (column) => column.notNull())
+          .addColumn("seconds", REAL, (column) => column.notNull())
+          .addColumn("worker", "text", (column) => column.notNull())
+          .addColumn("stored_at", "text", (column) => column.notNull())
+          .addPrimaryKeyConstraint("job_results_key", ["kind", "key"])
+          .compile(),
+      );
+    },
+  },
+];
+
+const MIGRATIONS: Record<StoreComponent, readonly Migration[]> = { run: RUN_MIGRATIONS, eval: EVAL_MIGRATIONS, jobs: JOB_MIGRATIONS };
 
 function runTables(db: Builder, dialect: SqlDialect) {
   const table = (name: keyof StoreTables) => db.schema.createTable(name).ifNotExists();

@@ -61,6 +61,7 @@ export interface StoreTables {
     created_at: string;
     finished_at: string | null;
   };
+  job_results: { kind: string; key: string; result: string; seconds: number; worker: string; stored_at: string };
   eval_items: {
     eval_id: string;
     suite: string;

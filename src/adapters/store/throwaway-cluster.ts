@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { StoreError } from "../../spec/index.js";
+import { freePort } from "../../support/free-port.js";
 
 /** A PostgreSQL cluster in a temporary folder, for tests and benchmarks. */
 export interface ThrowawayCluster {
@@ -69,15 +69,4 @@ function postgresUid(): number {
   const id = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
   if (id.status !== 0) throw new StoreError("running as root, and there is no postgres user to run the throwaway cluster as (install postgresql-15)");
   return Number(id.stdout.trim());
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
 }
