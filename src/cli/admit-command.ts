@@ -9,6 +9,7 @@ import {
   scoreEvaluation,
   type AdmissionContext,
   type AdmissionGate,
+  type AdmissionResult,
   type FixtureLabel,
   type FixtureOutcome,
 } from "../core/admission/index.js";
@@ -24,6 +25,10 @@ import { terminalSandboxOf } from "./terminal-runtime.js";
 import { loadCandidate } from "./load-candidate.js";
 import { writeAdmission, writeEvaluationReport } from "./admit-output.js";
 import { modelOptionsOf } from "./model-options.js";
+import { admitOnWorkers, type AdmissionJobPayload } from "./admission-jobs.js";
+import { PgBossQueue } from "../adapters/jobs/index.js";
+import { redactedUrl } from "../adapters/store/index.js";
+import { ENVFORGE_VERSION } from "../support/version.js";
 
 /** Flags of `envforge admit`; each maps to a config key. */
 export interface AdmitFlags {
@@ -41,6 +46,12 @@ export interface AdmitFlags {
   readonly eval?: string;
   /** Package folders, or folders of package folders, added to the novelty pool beside the ten seeds. */
   readonly pool?: readonly string[];
+  /** PostgreSQL URL of the deployment (`--store`): with `workers: "remote"`, where the admission jobs go. */
+  readonly store?: string;
+  /** `remote`: `--eval` admits on `envforge worker` processes through the job queue at `store`. @default "local" */
+  readonly workers?: "local" | "remote";
+  /** Called with the queue's progress while remote admissions finish (done of total). */
+  readonly onRemoteProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -106,7 +117,8 @@ export function resolveAdmitConfig(flags: AdmitFlags): Config {
 
 export type { AdmitJson } from "./admit-output.js";
 
-interface Pipeline {
+/** The admission gates and their context, built once and used for many candidates. */
+export interface AdmissionPipeline {
   readonly gates: AdmissionGate[];
   /** The ten seed environments (the start of the pool). */
   readonly seeds: readonly EnvPackage[];
@@ -121,9 +133,10 @@ interface Pipeline {
  * Builds the gates and context: the novelty pool is the ten seeds and the
  * `--pool` packages; the model-based gates run only with a model
  * (`--model`); without one they are left out with a note.
+ * @param flags `gates` and `model` say whether gates and a model were asked for on the command line; `pool` names folders
  * @throws ConfigError when a model-based gate is asked for explicitly without a model
  */
-async function buildPipeline(config: Config, flags: AdmitFlags, benchmarkPath: string | null): Promise<Pipeline> {
+export async function buildAdmissionPipeline(config: Config, flags: Pick<AdmitFlags, "gates" | "model" | "pool">, benchmarkPath: string | null): Promise<AdmissionPipeline> {
   // read before the sandbox starts, so a bad path fails without leaving it open
   const seedFolders = readdirSync(SEED_FOLDER, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join(SEED_FOLDER, entry.name)).sort();
   // one member per folder: a --pool that names a seed folder again (or twice) adds nothing
@@ -187,7 +200,7 @@ export async function admitCommand(path: string, flags: AdmitFlags, write: (text
   const config = resolveAdmitConfig(flags);
   if (isHarborTaskFolder(path)) return admitTerminalCommand(path, config, flags.json, write);
   const loaded = loadCandidate(path);
-  const pipeline = await buildPipeline(config, flags, config.admission.benchmarkPath);
+  const pipeline = await buildAdmissionPipeline(config, flags, config.admission.benchmarkPath);
   try {
     for (const note of pipeline.notes) process.stderr.write(`envforge: ${note}\n`);
     const result =
@@ -205,9 +218,33 @@ export async function admitCommand(path: string, flags: AdmitFlags, write: (text
  * against the seeds): admission leaves the candidate object itself out of the pool, while a copy
  * read from another folder is an `exact_copy` of its member.
  */
-function poolMemberAt(path: string, members: Pipeline["members"]): EnvPackage | undefined {
+function poolMemberAt(path: string, members: AdmissionPipeline["members"]): EnvPackage | undefined {
   const here = realpathSync(path);
   return members.find((member) => member.folder === here)?.package;
+}
+
+/**
+ * Admits candidates on the workers of the deployment at `flags.store` (`--workers remote`): one
+ * admission job each, with the settings this command resolved, so the workers build the same gates.
+ * @throws ConfigError without `--store`, or when a job failed on the workers after its retries
+ */
+async function admitRemotely(
+  candidates: readonly { readonly candidate: EnvPackage; readonly pool: readonly EnvPackage[] }[],
+  config: Config,
+  flags: AdmitFlags,
+  benchmarkPath: string | null,
+): Promise<AdmissionResult[]> {
+  if (flags.store === undefined) throw new ConfigError("--workers remote needs --store postgres://… (the deployment's database, where the workers take jobs)");
+  const queue = await PgBossQueue.open(flags.store, { heartbeatSeconds: config.jobs.heartbeatSeconds, retryLimit: config.jobs.retryLimit, retryDelaySeconds: config.jobs.retryDelaySeconds });
+  try {
+    // the store's URL (and its password) is no setting of admission: it stays out of the jobs
+    const settings = { ...config, store: { url: null } };
+    const payloads: AdmissionJobPayload[] = candidates.map(({ candidate, pool }) => ({ candidate, pool, poolIndex: pool.includes(candidate) ? pool.indexOf(candidate) : null, config: settings, gates: flags.gates ?? null, model: flags.model ?? null, benchmarkPath, envforgeVersion: ENVFORGE_VERSION }));
+    process.stderr.write(`envforge: ${payloads.length} admission jobs enqueued on ${redactedUrl(flags.store)}; waiting for envforge worker processes (envforge worker --store URL --roles admission)\n`);
+    return await admitOnWorkers(queue, payloads, { onOutcome: (done, total) => flags.onRemoteProgress?.(done, total) });
+  } finally {
+    await queue.close();
+  }
 }
 
 /** File of a fixture folder holding its {@link FixtureLabel}. */
@@ -260,7 +297,7 @@ export async function evaluateCommand(dir: string, flags: AdmitFlags, write: (te
     .sort();
   // an evaluation of nothing must not pass (a wrong path in CI would stay green)
   if (folders.length === 0) throw new ConfigError(`${dir} holds no labelled fixtures (folders with ${FIXTURE_LABEL_FILE})`);
-  const pipeline = await buildPipeline(config, flags, benchmarkPath);
+  const pipeline = await buildAdmissionPipeline(config, flags, benchmarkPath);
   try {
     for (const note of pipeline.notes) process.stderr.write(`envforge: ${note}\n`);
     const basePool = pipeline.context.pool ?? [];
@@ -273,7 +310,15 @@ export async function evaluateCommand(dir: string, flags: AdmitFlags, write: (te
     for (const seed of pipeline.seeds) entries.push({ fixture: `seed:${seed.manifest.name}`, label: { gate: null, reason: null }, context: pipeline.context, package: seed });
     const runnable = entries.filter((entry) => entry.package !== undefined);
     // admit never throws for a candidate, so one bad candidate cannot stop the others
-    const results = await mapWithConcurrency(runnable, admissionConcurrency(config.admission), (entry) => admit(entry.package as EnvPackage, pipeline.gates, entry.context));
+    const results =
+      flags.workers === "remote"
+        ? await admitRemotely(
+            runnable.map((entry) => ({ candidate: entry.package as EnvPackage, pool: entry.context.pool ?? [] })),
+            config,
+            flags,
+            benchmarkPath,
+          )
+        : await mapWithConcurrency(runnable, admissionConcurrency(config.admission), (entry) => admit(entry.package as EnvPackage, pipeline.gates, entry.context));
     const byFixture = new Map(runnable.map((entry, index) => [entry.fixture, results[index]]));
     const outcomes: FixtureOutcome[] = entries.map((entry) => {
       const last = entry.invalid ?? byFixture.get(entry.fixture)?.verdicts.at(-1);

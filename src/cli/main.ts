@@ -19,6 +19,8 @@ import { EXPORT_FORMATS } from "../adapters/formats/index.js";
 import { lineageShowCommand, rubricLearnCommand } from "./lineage-command.js";
 import { runCommand } from "./run-command.js";
 import { serveCommand } from "./serve-command.js";
+import { workerCommand } from "./worker-command.js";
+import { JOB_KINDS } from "../spec/index.js";
 import { benchSandboxCommand, sandboxDoctorCommand } from "./sandbox-commands.js";
 import { benchTerminalCommand, sandboxRootsCommand } from "./terminal-commands.js";
 import { designTerminalCommand } from "./design-terminal-command.js";
@@ -109,6 +111,8 @@ program
   .option("--config <file>", "JSON config file (see docs/configuration.md)")
   .option("--eval <dir>", "evaluate every labelled fixture folder in <dir> and the seed environments")
   .option("--pool <dir...>", "package folders (or folders of them) added to the novelty pool beside the ten seeds")
+  .option("--store <url>", "the deployment's PostgreSQL URL (with --workers remote)")
+  .option("--workers <where>", "local | remote: with --eval, admit on envforge worker processes through the job queue at --store (default local)", choice("--workers", ["local", "remote"]))
   .addHelpText("after", "\nExit codes: 0 admitted (--eval: full detection, no false rejections); 1 rejected (--eval: anything missed); 2 usage or I/O error.")
   .action(async (path: string | undefined, flags) => {
     if (flags.eval !== undefined) {
@@ -150,6 +154,20 @@ program
   .addHelpText("after", "\nStops on SIGTERM or SIGINT after draining running episodes. Exit codes: 0 stopped; 2 bad flags, no token for a non-loopback host, or address in use.")
   .action(async (flags) => {
     process.exitCode = await serveCommand(flags);
+  });
+
+program
+  .command("worker")
+  .description("take jobs (admission of candidates) from the job queue in a PostgreSQL deployment and run them; many workers on many machines share one queue (docs/deploy.md)")
+  .option("--store <url>", "the deployment's PostgreSQL URL, postgres://user@host:5432/db (config: store.url)")
+  .option("--roles <list>", `comma-separated job kinds to take: ${JOB_KINDS.join(", ")} (default: all)`)
+  .option("--concurrency <n>", "jobs at a time (config: jobs.concurrency)", integer("--concurrency", 1))
+  .option("--heartbeat-seconds <n>", "visibility timeout: a job whose worker stops heartbeating this long is run again elsewhere (config: jobs.heartbeatSeconds)", integer("--heartbeat-seconds", 10))
+  .option("--retries <n>", "runs after the first that a failing job gets (config: jobs.retryLimit)", integer("--retries", 0))
+  .option("--config <file>", "JSON config file (the jobs section; see docs/configuration.md)")
+  .addHelpText("after", "\nRuns until SIGTERM or SIGINT. Exit codes: 0 stopped; 2 bad flags or no --store.")
+  .action(async (flags) => {
+    process.exitCode = await workerCommand(flags);
   });
 
 program

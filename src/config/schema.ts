@@ -16,6 +16,7 @@ import { SolverSchema } from "./sections/solver.js";
 import { TerminalSchema } from "./sections/terminal.js";
 import { OpenEnvSchema } from "./sections/openenv.js";
 import { PoolSchema } from "./sections/pool.js";
+import { JobsSchema } from "./sections/jobs.js";
 import { StoreSchema } from "./sections/store.js";
 import { TrainerSchema } from "./sections/trainer.js";
 
@@ -67,6 +68,8 @@ export const ConfigSchema = z
     metrics: MetricsSchema,
     /** Where the run's memory lives: the run folder's SQLite file, or a shared PostgreSQL database. */
     store: StoreSchema,
+    /** The job queue shared with `envforge worker` processes (docs/deploy.md). */
+    jobs: JobsSchema,
   })
   .strict()
   .refine((config) => new Set(config.admission.gates).size === config.admission.gates.length, {

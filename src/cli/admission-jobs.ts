@@ -1,0 +1,77 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { Config } from "../config/index.js";
+import type { AdmissionResult } from "../core/admission/index.js";
+import { ConfigError, type EnvPackage, type JobOutcome, type JobQueue } from "../spec/index.js";
+
+/**
+ * An admission job: one candidate, the novelty pool it is admitted against, and the settings
+ * (the resolved config, and whether gates and a model were asked for), so every worker builds the
+ * same gates. Paths in the config (`admission.benchmarkPath`) are read on the worker.
+ */
+export interface AdmissionJobPayload {
+  readonly candidate: EnvPackage;
+  readonly pool: readonly EnvPackage[];
+  /**
+   * The candidate's index in `pool` when it is that pool member itself (a seed admitted against the
+   * seeds): admission leaves the candidate itself out of the novelty pool, while a copy of a member
+   * is an `exact_copy`; JSON cannot tell the two apart, this index does. null: not a member.
+   */
+  readonly poolIndex: number | null;
+  readonly config: Config;
+  /** `--gates` as given (null: the config's gates; the model-based ones are left out without a model). */
+  readonly gates: string | null;
+  /** `--model` as given (null: the model-based gates do not run). */
+  readonly model: string | null;
+  readonly benchmarkPath: string | null;
+  /** The enqueuer's envforge version: part of the key, and a worker of another version refuses the job. */
+  readonly envforgeVersion: string;
+}
+
+/** The shape an admission job's payload is checked against before a worker uses it. */
+export const AdmissionJobPayloadSchema = z.object({
+  candidate: z.object({ manifest: z.object({ name: z.string() }).passthrough() }).passthrough(),
+  pool: z.array(z.unknown()),
+  poolIndex: z.number().int().min(0).nullable(),
+  config: z.unknown(),
+  gates: z.string().nullable(),
+  model: z.string().nullable(),
+  benchmarkPath: z.string().nullable(),
+  envforgeVersion: z.string(),
+});
+
+/**
+ * The idempotency key of an admission job: a hash of its whole payload (and `batch`), so the same
+ * candidate under the same settings is admitted once however often it is enqueued; a new `batch`
+ * admits it again.
+ */
+export function admissionJobKey(payload: AdmissionJobPayload, batch = ""): string {
+  return createHash("sha256").update(batch).update("\0").update(JSON.stringify(payload)).digest("hex");
+}
+
+/**
+ * Admits `payloads` on the workers of `queue`: enqueues one job each and waits for every
+ * result, reporting each as it arrives. A job that failed for good is an error.
+ * @returns the results in the order of `payloads`
+ * @throws ConfigError naming the first candidate whose job failed after its retries
+ */
+export async function admitOnWorkers(
+  queue: JobQueue,
+  payloads: readonly AdmissionJobPayload[],
+  options: { readonly batch?: string; readonly onOutcome?: (done: number, total: number, outcome: JobOutcome) => void } = {},
+): Promise<AdmissionResult[]> {
+  const keys = payloads.map((payload) => admissionJobKey(payload, options.batch));
+  await queue.enqueue(
+    "admission",
+    payloads.map((payload, index) => ({ key: keys[index]!, payload })),
+  );
+  let done = 0;
+  const outcomes = await queue.wait("admission", [...new Set(keys)], { onOutcome: (outcome) => options.onOutcome?.(++done, new Set(keys).size, outcome) });
+  return keys.map((key, index) => {
+    const outcome = outcomes.get(key);
+    if (outcome === undefined || outcome.state === "failed") {
+      throw new ConfigError(`the admission job of ${payloads[index]!.candidate.manifest.name} failed on the workers: ${outcome?.state === "failed" ? outcome.error : "no outcome"}`);
+    }
+    return outcome.result as AdmissionResult;
+  });
+}
