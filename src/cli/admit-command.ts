@@ -235,7 +235,7 @@ async function admitRemotely(
   benchmarkPath: string | null,
 ): Promise<AdmissionResult[]> {
   if (flags.store === undefined) throw new ConfigError("--workers remote needs --store postgres://… (the deployment's database, where the workers take jobs)");
-  const queue = await PgBossQueue.open(flags.store, { heartbeatSeconds: config.jobs.heartbeatSeconds, retryLimit: config.jobs.retryLimit, retryDelaySeconds: config.jobs.retryDelaySeconds });
+  const queue = await PgBossQueue.open(flags.store, { heartbeatSeconds: config.jobs.heartbeatSeconds, retryLimit: config.jobs.retryLimit, retryDelaySeconds: config.jobs.retryDelaySeconds, namespace: config.jobs.namespace });
   try {
     // the store's URL (and its password) is no setting of admission: it stays out of the jobs
     const settings = { ...config, store: { url: null } };

@@ -56,7 +56,7 @@ export async function workerCommand(flags: WorkerFlags, signal: AbortSignal = ne
   const config = resolveWorkerConfig(flags);
   const url = config.store.url;
   if (url === null) throw new ConfigError("envforge worker needs --store postgres://… (the deployment's database; docs/deploy.md)");
-  const queue = await PgBossQueue.open(url, { heartbeatSeconds: config.jobs.heartbeatSeconds, retryLimit: config.jobs.retryLimit, retryDelaySeconds: config.jobs.retryDelaySeconds });
+  const queue = await PgBossQueue.open(url, { heartbeatSeconds: config.jobs.heartbeatSeconds, retryLimit: config.jobs.retryLimit, retryDelaySeconds: config.jobs.retryDelaySeconds, namespace: config.jobs.namespace });
   const admission = admissionJobHandler();
   const handlers: Record<JobKind, JobHandler> = { admission: admission.handler };
   let count = 0;
@@ -74,6 +74,7 @@ export async function workerCommand(flags: WorkerFlags, signal: AbortSignal = ne
         role,
         async (job) => {
           const started = performance.now();
+          process.stderr.write(`envforge worker: ${role} ${job.key.slice(0, 12)} started${job.attempt > 0 ? ` (retry ${job.attempt})` : ""}\n`);
           try {
             const result = await handlers[role](job);
             count += 1;

@@ -1,7 +1,7 @@
 import { migrate, PostgresConnection, queryBuilder, redactedUrl } from "../store/index.js";
 import type { JobKind, JobOutcome } from "../../spec/index.js";
 
-/** The schema that holds job results beside pg-boss's own tables. */
+/** The schema that holds job results beside pg-boss's own tables (of the default namespace `envforge`). */
 export const JOBS_SCHEMA = "envforge_jobs";
 
 /**
@@ -15,9 +15,12 @@ export class JobResults {
   private readonly connection: PostgresConnection;
   private readonly db = queryBuilder("postgres");
 
-  /** @param url libpq connection URL of the deployment's database */
-  constructor(url: string) {
-    this.connection = new PostgresConnection(url, JOBS_SCHEMA);
+  /**
+   * @param url libpq connection URL of the deployment's database
+   * @param namespace the deployment's name in that database: results live in schema `<namespace>_jobs` @default "envforge"
+   */
+  constructor(url: string, namespace = "envforge") {
+    this.connection = new PostgresConnection(url, `${namespace}_jobs`);
     try {
       migrate(this.connection, "jobs");
     } catch (error) {
@@ -28,7 +31,7 @@ export class JobResults {
 
   /** Where the results live, for messages. */
   get location(): string {
-    return `${redactedUrl(this.connection.url)}#${JOBS_SCHEMA}`;
+    return `${redactedUrl(this.connection.url)}#${this.connection.schema}`;
   }
 
   /** Stores a result unless one is stored for (kind, key); returns true when this call stored it. */

@@ -19,9 +19,15 @@ export interface PgBossQueueOptions {
   readonly superviseIntervalSeconds?: number;
   /** How this process names itself in stored results. @default `<host>/<pid>` */
   readonly worker?: string;
+  /**
+   * The deployment's name in the database: pg-boss's tables live in schema `<namespace>_queue` and
+   * the results in `<namespace>_jobs`, so independent deployments (or tests) share one server.
+   * @default "envforge"
+   */
+  readonly namespace?: string;
 }
 
-/** pg-boss's tables live in this schema of the deployment's database. */
+/** pg-boss's tables live in this schema of the deployment's database (default namespace). */
 export const QUEUE_SCHEMA = "envforge_queue";
 
 /** The pg-boss queue of a job kind. */
@@ -62,10 +68,11 @@ export class PgBossQueue implements JobQueue {
       retryDelaySeconds: options.retryDelaySeconds ?? 2,
       superviseIntervalSeconds: options.superviseIntervalSeconds ?? 10,
       worker: options.worker ?? `${hostname()}/${process.pid}`,
+      namespace: options.namespace ?? "envforge",
     };
     if (settings.heartbeatSeconds < 10) throw new StoreError(`heartbeatSeconds is ${settings.heartbeatSeconds}; pg-boss needs 10 or more`);
-    const results = new JobResults(url);
-    const boss = new PgBoss({ connectionString: url, schema: QUEUE_SCHEMA, superviseIntervalSeconds: settings.superviseIntervalSeconds, monitorIntervalSeconds: settings.superviseIntervalSeconds, max: 4 });
+    const results = new JobResults(url, settings.namespace);
+    const boss = new PgBoss({ connectionString: url, schema: `${settings.namespace}_queue`, superviseIntervalSeconds: settings.superviseIntervalSeconds, monitorIntervalSeconds: settings.superviseIntervalSeconds, max: 4 });
     // connection losses are retried by pg-boss; they are reported, not thrown from a timer
     boss.on("error", (error: Error) => process.stderr.write(`envforge: job queue: ${error.message}\n`));
     try {

@@ -17,6 +17,15 @@ export const JobsSchema = z
     retryLimit: z.number().int().min(0).max(100).default(3),
     /** First retry delay in seconds, doubled (with jitter) on each retry. No CLI flag (config only). @default 2 */
     retryDelaySeconds: z.number().int().min(0).max(3_600).default(2),
+    /**
+     * The deployment's name in its database: the queue's tables live in schema `<namespace>_queue`
+     * and job results in `<namespace>_jobs`, so independent deployments share one server. Config
+     * only. @default "envforge"
+     */
+    namespace: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,40}$/, "jobs.namespace must be lower-case letters, digits and _ (a PostgreSQL schema prefix)")
+      .default("envforge"),
     /** Jobs one worker runs at a time. CLI `worker --concurrency`. @default 1 */
     concurrency: z.number().int().min(1).max(64).default(1),
   })

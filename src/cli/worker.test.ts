@@ -1,0 +1,89 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JobResults, PgBossQueue } from "../adapters/jobs/index.js";
+import { startThrowawayCluster, type ThrowawayCluster } from "../adapters/store/index.js";
+import { loadSeedPackages } from "../adapters/package-files/index.js";
+import { parseConfig } from "../config/index.js";
+import { ENVFORGE_VERSION } from "../support/version.js";
+import { admissionJobKey, type AdmissionJobPayload } from "./admission-jobs.js";
+
+// The built CLI's `envforge worker` (npm test builds first) on a throwaway PostgreSQL cluster, admitting
+// a real seed environment with the mechanical gates.
+
+const BIN = fileURLToPath(new URL("../../bin/envforge.js", import.meta.url));
+
+let cluster: ThrowawayCluster;
+beforeAll(async () => {
+  cluster = await startThrowawayCluster();
+}, 60_000);
+afterAll(() => cluster?.stop());
+
+function startWorker(config: string): { child: ChildProcess; log: () => string; exited: Promise<unknown> } {
+  let log = "";
+  const child = spawn("node", [BIN, "worker", "--store", cluster.url, "--roles", "admission", "--config", config], { stdio: ["ignore", "ignore", "pipe"], detached: true });
+  child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString()));
+  return { child, log: () => log, exited: new Promise((resolve) => child.on("exit", resolve)) };
+}
+
+async function until(condition: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+describe("envforge worker", () => {
+  it("refuses to start without --store, and names unknown roles", () => {
+    const none = spawnSync("node", [BIN, "worker"], { encoding: "utf8" });
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/needs --store postgres:\/\//);
+    const role = spawnSync("node", [BIN, "worker", "--store", cluster.url, "--roles", "admission,gardening"], { encoding: "utf8" });
+    expect(role.status).toBe(2);
+    expect(role.stderr).toMatch(/unknown role "gardening"; roles are admission/);
+  });
+
+  it("a worker killed with SIGKILL mid-job: another worker runs the job again, its result is stored once and nothing is lost", async () => {
+    const namespace = `kill${process.pid}`;
+    const folder = mkdtempSync(join(tmpdir(), "envforge-worker-"));
+    const config = join(folder, "config.json");
+    writeFileSync(config, JSON.stringify({ jobs: { namespace, heartbeatSeconds: 10, retryLimit: 3, retryDelaySeconds: 0 } }));
+    const seeds = loadSeedPackages();
+    const settings = parseConfig({ jobs: { namespace } });
+    const payload: AdmissionJobPayload = { candidate: seeds[0]!, pool: seeds, poolIndex: 0, config: settings, gates: null, model: null, benchmarkPath: null, envforgeVersion: ENVFORGE_VERSION };
+    const key = admissionJobKey(payload);
+    const queue = await PgBossQueue.open(cluster.url, { namespace, heartbeatSeconds: 10, superviseIntervalSeconds: 2 });
+    const first = startWorker(config);
+    let second: ReturnType<typeof startWorker> | undefined;
+    try {
+      await until(() => first.log().includes("taking admission jobs"), 60_000);
+      expect(await queue.enqueue("admission", [{ key, payload }])).toBe(1);
+      await until(() => first.log().includes("started"), 60_000);
+      expect(first.log()).toContain(`admission ${key.slice(0, 12)} started`);
+      process.kill(-first.child.pid!, "SIGKILL");
+      await first.exited;
+      expect(first.log()).not.toContain("done in");
+      second = startWorker(config);
+      const outcomes = await queue.wait("admission", [key], { pollMs: 200 });
+      const outcome = outcomes.get(key);
+      expect(outcome?.state, JSON.stringify(outcome)).toBe("done");
+      expect((outcome as { result: { admitted: boolean } }).result.admitted).toBe(true);
+      await until(() => second!.log().includes("done in"), 10_000);
+      expect(second.log()).toMatch(/started \(retry 1\)/);
+      const results = new JobResults(cluster.url, namespace);
+      expect([...results.find("admission", [key, `${key}-other`]).keys()]).toEqual([key]);
+      results.close();
+    } finally {
+      const stop = (child: ChildProcess, signal: NodeJS.Signals) => {
+        if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, signal);
+      };
+      stop(first.child, "SIGKILL");
+      if (second !== undefined) {
+        stop(second.child, "SIGTERM");
+        await second.exited;
+      }
+      await queue.close();
+    }
+  }, 180_000);
+});
