@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Config } from "../config/index.js";
 import type { AdmissionResult } from "../core/admission/index.js";
 import { ConfigError, type EnvPackage, type JobOutcome, type JobQueue } from "../spec/index.js";
+import { ENVFORGE_VERSION } from "../support/version.js";
 
 /**
  * An admission job: one candidate, the novelty pool it is admitted against, and the settings
@@ -39,6 +40,28 @@ export const AdmissionJobPayloadSchema = z.object({
   benchmarkPath: z.string().nullable(),
   envforgeVersion: z.string(),
 });
+
+/**
+ * The admission job of `candidate` against `pool` under `config`: the store's URL (and any password
+ * in it) is left out, the candidate's place in the pool kept, the version stamped.
+ */
+export function admissionPayload(
+  candidate: EnvPackage,
+  pool: readonly EnvPackage[],
+  config: Config,
+  options: { readonly gates?: string; readonly model?: string; readonly benchmarkPath: string | null },
+): AdmissionJobPayload {
+  return {
+    candidate,
+    pool,
+    poolIndex: pool.includes(candidate) ? pool.indexOf(candidate) : null,
+    config: { ...config, store: { url: null } },
+    gates: options.gates ?? null,
+    model: options.model ?? null,
+    benchmarkPath: options.benchmarkPath,
+    envforgeVersion: ENVFORGE_VERSION,
+  };
+}
 
 /**
  * The idempotency key of an admission job: a hash of its whole payload (and `batch`), so the same

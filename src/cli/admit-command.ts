@@ -25,10 +25,9 @@ import { terminalSandboxOf } from "./terminal-runtime.js";
 import { loadCandidate } from "./load-candidate.js";
 import { writeAdmission, writeEvaluationReport } from "./admit-output.js";
 import { modelOptionsOf } from "./model-options.js";
-import { admitOnWorkers, type AdmissionJobPayload } from "./admission-jobs.js";
+import { admissionPayload, admitOnWorkers } from "./admission-jobs.js";
 import { PgBossQueue } from "../adapters/jobs/index.js";
 import { redactedUrl } from "../adapters/store/index.js";
-import { ENVFORGE_VERSION } from "../support/version.js";
 
 /** Flags of `envforge admit`; each maps to a config key. */
 export interface AdmitFlags {
@@ -237,9 +236,7 @@ async function admitRemotely(
   if (flags.store === undefined) throw new ConfigError("--workers remote needs --store postgres://… (the deployment's database, where the workers take jobs)");
   const queue = await PgBossQueue.open(flags.store, { heartbeatSeconds: config.jobs.heartbeatSeconds, retryLimit: config.jobs.retryLimit, retryDelaySeconds: config.jobs.retryDelaySeconds, namespace: config.jobs.namespace });
   try {
-    // the store's URL (and its password) is no setting of admission: it stays out of the jobs
-    const settings = { ...config, store: { url: null } };
-    const payloads: AdmissionJobPayload[] = candidates.map(({ candidate, pool }) => ({ candidate, pool, poolIndex: pool.includes(candidate) ? pool.indexOf(candidate) : null, config: settings, gates: flags.gates ?? null, model: flags.model ?? null, benchmarkPath, envforgeVersion: ENVFORGE_VERSION }));
+    const payloads = candidates.map(({ candidate, pool }) => admissionPayload(candidate, pool, config, { ...flags, benchmarkPath }));
     process.stderr.write(`envforge: ${payloads.length} admission jobs enqueued on ${redactedUrl(flags.store)}; waiting for envforge worker processes (envforge worker --store URL --roles admission)\n`);
     return await admitOnWorkers(queue, payloads, { onOutcome: (done, total) => flags.onRemoteProgress?.(done, total) });
   } finally {

@@ -20,6 +20,8 @@ import { lineageShowCommand, rubricLearnCommand } from "./lineage-command.js";
 import { runCommand } from "./run-command.js";
 import { serveCommand } from "./serve-command.js";
 import { workerCommand } from "./worker-command.js";
+import { benchStoreCommand } from "./bench-store-command.js";
+import { benchJobsCommand } from "./bench-jobs-command.js";
 import { JOB_KINDS } from "../spec/index.js";
 import { benchSandboxCommand, sandboxDoctorCommand } from "./sandbox-commands.js";
 import { benchTerminalCommand, sandboxRootsCommand } from "./terminal-commands.js";
@@ -231,6 +233,27 @@ program
   });
 
 const bench = program.command("bench").description("print speed figures (recorded in docs/benchmarks.md)");
+
+bench
+  .command("store")
+  .description("store write latency p50/p99 on SQLite and PostgreSQL (a throwaway cluster here, or --store URL): metadata, a rejected design, an admitted design with 16 episodes")
+  .option("--json", "print JSON")
+  .option("--writes <n>", "writes of each kind per backend", integer("--writes", 10), 500)
+  .option("--store <url>", "measure this PostgreSQL server instead of a throwaway cluster (a new schema in it)")
+  .action(async (flags) => {
+    process.exitCode = await benchStoreCommand(flags);
+  });
+
+bench
+  .command("jobs")
+  .description("admission on envforge worker processes through the job queue: throughput with 1, 2 and 4 workers beside in-process admission, and the queue's overhead per admission")
+  .option("--json", "print JSON")
+  .option("--workers <list>", "comma-separated worker counts", "1,2,4")
+  .option("--fixtures <n>", "broken-environment fixtures admitted beside the ten seeds", integer("--fixtures", 0), 10)
+  .option("--store <url>", "use this PostgreSQL server instead of a throwaway cluster (a new namespace in it)")
+  .action(async (flags) => {
+    process.exitCode = await benchJobsCommand(flags);
+  });
 
 bench
   .command("sandbox")

@@ -8,8 +8,7 @@ import { JobResults, PgBossQueue } from "../adapters/jobs/index.js";
 import { startThrowawayCluster, type ThrowawayCluster } from "../adapters/store/index.js";
 import { loadSeedPackages } from "../adapters/package-files/index.js";
 import { parseConfig } from "../config/index.js";
-import { ENVFORGE_VERSION } from "../support/version.js";
-import { admissionJobKey, type AdmissionJobPayload } from "./admission-jobs.js";
+import { admissionJobKey, admissionPayload } from "./admission-jobs.js";
 
 // The built CLI's `envforge worker` (npm test builds first) on a throwaway PostgreSQL cluster, admitting
 // a real seed environment with the mechanical gates.
@@ -50,8 +49,7 @@ describe("envforge worker", () => {
     const config = join(folder, "config.json");
     writeFileSync(config, JSON.stringify({ jobs: { namespace, heartbeatSeconds: 10, retryLimit: 3, retryDelaySeconds: 0 } }));
     const seeds = loadSeedPackages();
-    const settings = parseConfig({ jobs: { namespace } });
-    const payload: AdmissionJobPayload = { candidate: seeds[0]!, pool: seeds, poolIndex: 0, config: settings, gates: null, model: null, benchmarkPath: null, envforgeVersion: ENVFORGE_VERSION };
+    const payload = admissionPayload(seeds[0]!, seeds, parseConfig({ jobs: { namespace } }), { benchmarkPath: null });
     const key = admissionJobKey(payload);
     const queue = await PgBossQueue.open(cluster.url, { namespace, heartbeatSeconds: 10, superviseIntervalSeconds: 2 });
     const first = startWorker(config);

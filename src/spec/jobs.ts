@@ -34,6 +34,8 @@ export type JobOutcome =
       readonly seconds: number;
       /** The worker that stored it (`host/pid`). */
       readonly worker: string;
+      /** When it was stored (ISO 8601, milliseconds). */
+      readonly storedAt: string;
     }
   | {
       readonly state: "failed";

@@ -119,6 +119,11 @@ export interface Store {
   setMeta(key: string, value: unknown): void;
   /** Reads a metadata value, or undefined. */
   getMeta(key: string): unknown;
+  /**
+   * Saves a metadata value unless the key is present, atomically: returns true when this call saved
+   * it. Two processes claiming one key (two orchestrators starting one run) get true once.
+   */
+  claimMeta(key: string, value: unknown): boolean;
   /** Inserts an environment unless its id is present; returns true when inserted. */
   addEnvironment(record: EnvironmentRecord): boolean;
   /** All environments in memory, oldest first. */

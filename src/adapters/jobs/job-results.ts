@@ -53,10 +53,10 @@ export class JobResults {
     // bounded statements: a wait on 47,678 keys is read in slices
     for (let start = 0; start < keys.length; start += 1000) {
       const slice = keys.slice(start, start + 1000);
-      const rows = this.connection.rows<{ key: string; result: string; seconds: number; worker: string }>(
-        this.db.selectFrom("job_results").select(["key", "result", "seconds", "worker"]).where("kind", "=", kind).where("key", "in", slice).compile(),
+      const rows = this.connection.rows<{ key: string; result: string; seconds: number; worker: string; stored_at: string }>(
+        this.db.selectFrom("job_results").select(["key", "result", "seconds", "worker", "stored_at"]).where("kind", "=", kind).where("key", "in", slice).compile(),
       );
-      for (const row of rows) found.set(row.key, { state: "done", key: row.key, result: JSON.parse(row.result), seconds: row.seconds, worker: row.worker });
+      for (const row of rows) found.set(row.key, { state: "done", key: row.key, result: JSON.parse(row.result), seconds: row.seconds, worker: row.worker, storedAt: row.stored_at });
     }
     return found;
   }

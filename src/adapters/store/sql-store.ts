@@ -59,6 +59,10 @@ export class SqlStore implements Store {
     return row === undefined ? undefined : JSON.parse(row.value);
   }
 
+  claimMeta(key: string, value: unknown): boolean {
+    return this.inserted(this.db.insertInto("meta").values({ key, value: JSON.stringify(value) }).onConflict((conflict) => conflict.doNothing()).returning(INSERTED));
+  }
+
   addEnvironment(record: EnvironmentRecord): boolean {
     const { manifest } = record.package;
     return this.inserted(

@@ -120,6 +120,9 @@ export function storeContract(name: string, create: () => Store): void {
       store.setMeta("config", { rounds: 3 });
       expect(store.getMeta("config")).toEqual({ rounds: 3 });
       expect(store.getMeta("missing")).toBeUndefined();
+      expect(store.claimMeta("owner", "first")).toBe(true);
+      expect(store.claimMeta("owner", "second")).toBe(false);
+      expect(store.getMeta("owner")).toBe("first");
       store.close();
     });
 

@@ -73,7 +73,8 @@ export async function runSelfPlay(run: SelfPlayRun): Promise<SelfPlayResult> {
     throw new ConfigError(`${run.outDir} already holds a run; pass --resume to continue it or choose another --out`);
   }
   if (stored === undefined) {
-    store.setMeta("config", config);
+    // claimed atomically: of two orchestrators starting one run at the same moment (one shared store), one runs it
+    if (!store.claimMeta("config", config)) throw new ConfigError(`${run.outDir}: another orchestrator started this run just now; pass --resume to continue it or choose another --out`);
     store.setMeta("model", run.model.id);
   } else {
     const finished = store.listRounds().filter((round) => round.status === "done").length;
