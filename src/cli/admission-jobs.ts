@@ -2,13 +2,14 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Config } from "../config/index.js";
 import type { AdmissionResult } from "../core/admission/index.js";
-import { ConfigError, type EnvPackage, type JobOutcome, type JobQueue } from "../spec/index.js";
+import { ConfigError, type CorpusDocument, type EnvPackage, type JobOutcome, type JobQueue } from "../spec/index.js";
 import { ENVFORGE_VERSION } from "../support/version.js";
 
 /**
  * An admission job: one candidate, the novelty pool it is admitted against, and the settings
  * (the resolved config, and whether gates and a model were asked for), so every worker builds the
- * same gates. Paths in the config (`admission.benchmarkPath`) are read on the worker.
+ * same gates. The worker takes only the job's run settings from the config (see `jobConfig`): its
+ * sandbox, model and files (`admission.benchmarkPath`, `admission.rubricPath`) are its own.
  */
 export interface AdmissionJobPayload {
   readonly candidate: EnvPackage;
@@ -22,9 +23,13 @@ export interface AdmissionJobPayload {
   readonly config: Config;
   /** `--gates` as given (null: the config's gates; the model-based ones are left out without a model). */
   readonly gates: string | null;
-  /** `--model` as given (null: the model-based gates do not run). */
+  /** `--model` as given (null: the model-based gates do not run; else they run with the worker's `model.spec`). */
   readonly model: string | null;
-  readonly benchmarkPath: string | null;
+  /**
+   * The decontamination gate's benchmark texts, read by the enqueuer (its `--benchmarks`, or a corpus
+   * folder's `benchmarks.jsonl`): texts travel, paths do not. null: the worker's own `admission.benchmarkPath`.
+   */
+  readonly benchmarks: readonly CorpusDocument[] | null;
   /** The enqueuer's envforge version: part of the key, and a worker of another version refuses the job. */
   readonly envforgeVersion: string;
 }
@@ -37,7 +42,7 @@ export const AdmissionJobPayloadSchema = z.object({
   config: z.unknown(),
   gates: z.string().nullable(),
   model: z.string().nullable(),
-  benchmarkPath: z.string().nullable(),
+  benchmarks: z.array(z.object({ id: z.string(), text: z.string(), title: z.string().optional() }).strict()).nullable(),
   envforgeVersion: z.string(),
 });
 
@@ -49,7 +54,7 @@ export function admissionPayload(
   candidate: EnvPackage,
   pool: readonly EnvPackage[],
   config: Config,
-  options: { readonly gates?: string; readonly model?: string; readonly benchmarkPath: string | null },
+  options: { readonly gates?: string; readonly model?: string; readonly benchmarks?: readonly CorpusDocument[] | null },
 ): AdmissionJobPayload {
   return {
     candidate,
@@ -58,7 +63,7 @@ export function admissionPayload(
     config: { ...config, store: { url: null } },
     gates: options.gates ?? null,
     model: options.model ?? null,
-    benchmarkPath: options.benchmarkPath,
+    benchmarks: options.benchmarks ?? null,
     envforgeVersion: ENVFORGE_VERSION,
   };
 }
@@ -81,7 +86,7 @@ export function admissionJobKey(payload: AdmissionJobPayload, batch = ""): strin
 export async function admitOnWorkers(
   queue: JobQueue,
   payloads: readonly AdmissionJobPayload[],
-  options: { readonly batch?: string; readonly onOutcome?: (done: number, total: number, outcome: JobOutcome) => void } = {},
+  options: { readonly batch?: string; readonly onOutcome?: (done: number, total: number, outcome: JobOutcome) => void; readonly onWaiting?: (status: { readonly done: number; readonly pending: number; readonly queued: number; readonly active: number }) => void } = {},
 ): Promise<AdmissionResult[]> {
   const keys = payloads.map((payload) => admissionJobKey(payload, options.batch));
   await queue.enqueue(
@@ -89,7 +94,10 @@ export async function admitOnWorkers(
     payloads.map((payload, index) => ({ key: keys[index]!, payload })),
   );
   let done = 0;
-  const outcomes = await queue.wait("admission", [...new Set(keys)], { onOutcome: (outcome) => options.onOutcome?.(++done, new Set(keys).size, outcome) });
+  const outcomes = await queue.wait("admission", [...new Set(keys)], {
+    onOutcome: (outcome) => options.onOutcome?.(++done, new Set(keys).size, outcome),
+    ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
+  });
   return keys.map((key, index) => {
     const outcome = outcomes.get(key);
     if (outcome === undefined || outcome.state === "failed") {

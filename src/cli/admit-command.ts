@@ -25,6 +25,7 @@ import { terminalSandboxOf } from "./terminal-runtime.js";
 import { loadCandidate } from "./load-candidate.js";
 import { writeAdmission, writeEvaluationReport } from "./admit-output.js";
 import { modelOptionsOf } from "./model-options.js";
+import { readCorpus } from "../adapters/corpus/index.js";
 import { admissionPayload, admitOnWorkers } from "./admission-jobs.js";
 import { PgBossQueue } from "../adapters/jobs/index.js";
 import { redactedUrl } from "../adapters/store/index.js";
@@ -234,11 +235,20 @@ async function admitRemotely(
   benchmarkPath: string | null,
 ): Promise<AdmissionResult[]> {
   if (flags.store === undefined) throw new ConfigError("--workers remote needs --store postgres://… (the deployment's database, where the workers take jobs)");
+  if (!/^postgres(ql)?:\/\//.test(flags.store) || !URL.canParse(flags.store)) throw new ConfigError(`--store must be one PostgreSQL server's URL (postgres://user@host:5432/db), got ${JSON.stringify(redactedUrl(flags.store))}`);
+  // the benchmark texts travel with the jobs (a worker reads no path a job names)
+  const benchmarks = benchmarkPath === null ? null : readCorpus(benchmarkPath);
   const queue = await PgBossQueue.open(flags.store, { heartbeatSeconds: config.jobs.heartbeatSeconds, retryLimit: config.jobs.retryLimit, retryDelaySeconds: config.jobs.retryDelaySeconds, namespace: config.jobs.namespace });
   try {
-    const payloads = candidates.map(({ candidate, pool }) => admissionPayload(candidate, pool, config, { ...flags, benchmarkPath }));
+    const payloads = candidates.map(({ candidate, pool }) => admissionPayload(candidate, pool, config, { ...flags, benchmarks }));
     process.stderr.write(`envforge: ${payloads.length} admission jobs enqueued on ${redactedUrl(flags.store)}; waiting for envforge worker processes (envforge worker --store URL --roles admission)\n`);
-    return await admitOnWorkers(queue, payloads, { onOutcome: (done, total) => flags.onRemoteProgress?.(done, total) });
+    return await admitOnWorkers(queue, payloads, {
+      onOutcome: (done, total) => flags.onRemoteProgress?.(done, total),
+      onWaiting: (status) =>
+        process.stderr.write(
+          `envforge: ${status.done} of ${status.done + status.pending} admissions done; ${status.queued} queued, ${status.active} running${status.active === 0 ? " (no worker is taking jobs: start envforge worker --store URL, with the same jobs.namespace)" : ""}\n`,
+        ),
+    });
   } finally {
     await queue.close();
   }

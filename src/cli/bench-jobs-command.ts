@@ -94,7 +94,7 @@ export async function benchJobsCommand(flags: BenchJobsFlags): Promise<number> {
       const queue = await PgBossQueue.open(url, { namespace });
       try {
         await until(() => workers.every((worker) => worker.log().includes("taking admission jobs")), 120_000);
-        const payloads = candidates.map((candidate) => admissionPayload(candidate, seeds, config, { benchmarkPath: null }));
+        const payloads = candidates.map((candidate) => admissionPayload(candidate, seeds, config, {}));
         const keys = payloads.map((payload) => admissionJobKey(payload, namespace));
         const started = performance.now();
         await queue.enqueue("admission", payloads.map((payload, index) => ({ key: keys[index]!, payload })));

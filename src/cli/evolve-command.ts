@@ -2,8 +2,10 @@ import { cpSync, existsSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
-import { ConfigError, packageId, type EnvPackage, type LanguageModel, type Sandbox, type TerminalRuntime } from "../spec/index.js";
-import { holdsRunStore, openRunFolderStore } from "./run-store.js";
+import { ConfigError, packageId, type EnvPackage, type LanguageModel, type LineageRecord, type Sandbox, type TerminalRuntime } from "../spec/index.js";
+import { describeRunStore, holdsRunStore, openRunFolderStore, openRunStore, openStoreAt, runStoreLocation, runStored, withoutPassword, type RunStoreLocation } from "./run-store.js";
+import { evolveOnWorkers } from "./evolution-jobs.js";
+import { PgBossQueue } from "../adapters/jobs/index.js";
 import {
   DEFAULT_RUBRICS_PATH,
   evolutionGates,
@@ -18,13 +20,12 @@ import {
   type LineageOutcome,
   type TerminalEvolutionHost,
 } from "../core/evolution/index.js";
-import { LazyModel, RUN_FILES } from "../core/selfplay/index.js";
+import { LazyModel } from "../core/selfplay/index.js";
 import { readCorpus } from "../adapters/corpus/index.js";
 import { admissionResources } from "./admission-resources.js";
 import { classifyModelSpec, openModel } from "../adapters/llm/index.js";
 import { loadPackageFolder, loadPackageFolders, loadSeedPackages } from "../adapters/package-files/index.js";
 import { openSandbox } from "../adapters/sandbox/index.js";
-import { SqliteStore } from "../adapters/store/index.js";
 import { createEvolutionProgress } from "./evolution-progress.js";
 import { newestRunFolder, newRunFolder, RUNS_FOLDER } from "./run-folders.js";
 import { formatEvolutionSummary } from "./lineage-view.js";
@@ -50,6 +51,10 @@ export interface EvolveFlags {
   readonly rubrics?: string;
   readonly funnel?: boolean;
   readonly resume?: boolean;
+  /** PostgreSQL URL of the evolution's store (`store.url`; `--store`). */
+  readonly store?: string;
+  /** `remote`: the lineages evolve as jobs on `envforge worker` processes (needs `--store`). @default "local" */
+  readonly workers?: "local" | "remote";
 }
 
 /** Store metadata key of an evolution run's config and `--from`. */
@@ -76,6 +81,7 @@ export function resolveEvolveConfig(flags: EvolveFlags, base: unknown = {}): Con
     ...(flags.seed === undefined ? {} : { seed: flags.seed }),
     ...(flags.model === undefined ? {} : { model: { spec: flags.model } }),
     ...(Object.keys(evolution).length === 0 ? {} : { evolution }),
+    ...(flags.store === undefined ? {} : { store: { url: flags.store } }),
   };
   const config = parseConfig(mergeConfigInput(mergeConfigInput(base, fromFile), fromFlags), configSource(flags.config));
   classifyModelSpec(config.model.spec);
@@ -159,8 +165,8 @@ function terminalHost(config: Config, runtime: () => TerminalRuntime): TerminalE
  * copies in `tasks/`), so a resume needs neither the original folders nor their unchanged files;
  * null when the store holds no terminal lineage yet (the candidates are read from `--from` again).
  */
-function storedTerminalSeeds(storePath: string): EnvPackage[] | null {
-  const store = new SqliteStore(storePath);
+function storedTerminalSeeds(location: RunStoreLocation): EnvPackage[] | null {
+  const store = openStoreAt(location);
   try {
     const seeds = store.listLineages().map((lineage) => lineage.seed);
     return seeds.length > 0 && seeds.every((seed) => seed.terminal !== undefined) ? seeds : null;
@@ -185,15 +191,19 @@ export function resolveEvolveOutDir(config: Config, resume: boolean, now: Date =
  */
 export async function evolveCommand(flags: EvolveFlags): Promise<number> {
   const resume = flags.resume ?? false;
-  const outDir = resolveEvolveOutDir(resolveEvolveConfig(flags), resume);
-  const storePath = join(outDir, RUN_FILES.store);
-  if (resume && !existsSync(storePath)) throw new ConfigError(`--resume: ${outDir} holds no evolution (${storePath} not found)`);
-  if (!resume && existsSync(storePath)) throw new ConfigError(`${outDir} already holds a store; pass --resume to continue it or choose another --out`);
-  const stored = resume ? readStoredMeta(storePath) : undefined;
-  const config = resolveEvolveConfig(flags, stored?.config ?? {});
+  const given = resolveEvolveConfig(flags);
+  const outDir = resolveEvolveOutDir(given, resume);
+  const location = runStoreLocation(outDir, given.store.url);
+  const where = describeRunStore(location);
+  if (flags.workers === "remote" && location.backend !== "postgres") throw new ConfigError("--workers remote needs --store postgres://… (the deployment's database: the workers evolve the lineages in it)");
+  if (resume && !runStored(location)) throw new ConfigError(`--resume: ${outDir} holds no evolution (${where} holds none)`);
+  if (!resume && runStored(location)) throw new ConfigError(`${outDir} already holds a store; pass --resume to continue it or choose another --out`);
+  const stored = resume ? readStoredMeta(location) : undefined;
+  const resolved = resolveEvolveConfig(flags, stored?.config ?? {});
+  const config = resolved.store.url === null ? resolved : { ...resolved, store: { ...resolved.store, url: withoutPassword(resolved.store.url) } };
   const from = flags.from ?? stored?.from;
   if (from === undefined) throw new ConfigError("evolve needs --from DIR|POOL (a package folder, a folder of packages, a run directory, or \"seeds\")");
-  const candidates = (resume ? storedTerminalSeeds(storePath) : null) ?? loadCandidates(from, { maxTurns: config.terminal.maxTurns, tasksDir: join(outDir, TERMINAL_TASKS_FOLDER) });
+  const candidates = (resume ? storedTerminalSeeds(location) : null) ?? loadCandidates(from, { maxTurns: config.terminal.maxTurns, tasksDir: join(outDir, TERMINAL_TASKS_FOLDER) });
   // terminal lineages (Harbor task folders) have their own rubrics and corpus, unless the config names others
   const terminal = candidates.length > 0 && candidates.every((candidate) => candidate.terminal !== undefined);
   const rubrics = readRubrics(config.evolution.rubrics ?? (terminal ? TERMINAL_RUBRICS_PATH : DEFAULT_RUBRICS_PATH));
@@ -206,7 +216,7 @@ export async function evolveCommand(flags: EvolveFlags): Promise<number> {
   const model = new LazyModel(config.model.spec, () =>
     openModel(config.model.spec, modelOptionsOf(config)),
   );
-  const store = new SqliteStore(storePath);
+  const store = openRunStore(outDir, location);
   const lineagesPath = join(outDir, LINEAGES_FILE);
   const progress = createEvolutionProgress(config.evolution.generations, () => writeLineagesDocument(store, lineagesPath));
   const removeStopHandlers = onStopSignals(() => {
@@ -227,7 +237,23 @@ export async function evolveCommand(flags: EvolveFlags): Promise<number> {
       seeds = candidates.filter((candidate) => kept.has(packageId(candidate)));
       for (const decision of funnel) progress.notice?.(`funnel: ${decision.probe.name} ${decision.probe.wins}/${decision.probe.rollouts} won, ${decision.probe.meanTurns.toFixed(1)} turns: ${decision.kept ? "kept" : `dropped (${decision.reason})`}`);
     }
-    outcomes = await runEvolution(seeds, { model, sandbox, store, corpus, gates: evolutionGates(config.admission), admission: admissionResources(config), rubrics, progress, terminal: host }, evolutionSettingsFromConfig(config));
+    const remote =
+      flags.workers === "remote" && location.backend === "postgres"
+        ? async (lineages: readonly LineageRecord[]) => {
+            if (lineages.some((lineage) => lineage.seed.terminal !== undefined)) throw new ConfigError("--workers remote evolves environment programs; terminal lineages (Harbor task folders) evolve here, without it");
+            const queue = await PgBossQueue.open(location.url, { heartbeatSeconds: config.jobs.heartbeatSeconds, retryLimit: config.jobs.retryLimit, retryDelaySeconds: config.jobs.retryDelaySeconds, namespace: config.jobs.namespace });
+            try {
+              progress.notice?.(`${lineages.length} lineage(s) enqueued as evolution jobs; waiting for envforge worker processes (envforge worker --store URL --roles evolution)`);
+              return await evolveOnWorkers(queue, lineages, location.schema, config, (outcome) => {
+                writeLineagesDocument(store, lineagesPath);
+                progress.notice?.(`${outcome.lineageId}: ${outcome.status} with ${outcome.generations} generation(s)`);
+              });
+            } finally {
+              await queue.close();
+            }
+          }
+        : undefined;
+    outcomes = await runEvolution(seeds, { model, sandbox, store, corpus, gates: evolutionGates(config.admission), admission: admissionResources(config), rubrics, progress, terminal: host }, evolutionSettingsFromConfig(config), remote);
     writeLineagesDocument(store, lineagesPath);
     process.stdout.write(`${formatEvolutionSummary(store, outcomes, { model: config.model.spec, out: outDir, seconds: (Date.now() - started) / 1000, funnel })}\n`);
   } finally {
@@ -253,8 +279,8 @@ async function runFunnel(candidates: readonly EnvPackage[], model: LanguageModel
   return funnelSeeds(probes, config.evolution.funnel);
 }
 
-function readStoredMeta(storePath: string): { config: unknown; from: string | undefined } {
-  const store = new SqliteStore(storePath);
+function readStoredMeta(location: RunStoreLocation): { config: unknown; from: string | undefined } {
+  const store = openStoreAt(location);
   try {
     const meta = (store.getMeta(EVOLUTION_META) ?? {}) as { config?: Record<string, unknown>; from?: string };
     const { out: _out, ...config } = meta.config ?? {};

@@ -65,6 +65,6 @@ export function formatEvolutionSummary(
   const total = outcomes.reduce((sum, outcome) => sum + outcome.generations, 0);
   lines.push(`${total} generation(s) validated across ${outcomes.length} lineage(s).`);
   if (total === 0 && outcomes.length > 0) lines.push("No generation was validated: small models rarely write a working child and oracle; see `envforge lineage show ID` and try a larger --model.");
-  lines.push(`store: ${details.out}/envforge.db  lineages: ${details.out}/lineages.json`);
+  lines.push(`store: ${store.location.endsWith(".db") ? `${details.out}/envforge.db` : store.location}  lineages: ${details.out}/lineages.json`);
   return lines.join("\n");
 }

@@ -160,7 +160,7 @@ program
 
 program
   .command("worker")
-  .description("take jobs (admission of candidates) from the job queue in a PostgreSQL deployment and run them; many workers on many machines share one queue (docs/deploy.md)")
+  .description("take jobs (admission of candidates, evolution of lineages) from the job queue in a PostgreSQL deployment and run them; many workers on many machines share one queue (docs/deploy.md)")
   .option("--store <url>", "the deployment's PostgreSQL URL, postgres://user@host:5432/db (config: store.url)")
   .option("--roles <list>", `comma-separated job kinds to take: ${JOB_KINDS.join(", ")} (default: all)`)
   .option("--concurrency <n>", "jobs at a time (config: jobs.concurrency)", integer("--concurrency", 1))
@@ -432,6 +432,8 @@ program
   .option("--rubrics <file>", "rubric file (config: evolution.rubrics); default rubrics/evolution.md")
   .option("--funnel", "keep only seeds the Solver passes at most 4/8 with ≥ T mean turns (config: evolution.funnel.enabled)")
   .option("--resume", "continue the evolution in --out (default: the newest in runs/)")
+  .option("--store <url>", "keep the evolution's store in this PostgreSQL database (schema run_<folder name>; config: store.url)")
+  .option("--workers <where>", "local | remote: remote evolves the lineages as jobs on envforge worker processes (needs --store; docs/deploy.md)", choice("--workers", ["local", "remote"]))
   .addHelpText("after", "\nWrites DIR/envforge.db and DIR/lineages.json. Exit codes: 0 done; 1 the model never answered; 2 bad flags or set-up.")
   .action(async (flags) => {
     process.exitCode = await evolveCommand(flags);

@@ -103,6 +103,8 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const location = runStoreLocation(outDir, given.store.url);
   const where = describeRunStore(location);
   if (resume && !runStored(location)) throw new ConfigError(`--resume: ${outDir} holds no run (${where} holds none)`);
+  // a shared store is checked before anything is written: the run folder's pointer, imported lineages
+  if (!resume && location.backend === "postgres" && runStored(location)) throw new ConfigError(`${outDir} already holds a run (${where}); pass --resume to continue it or choose another --out`);
   const stored = resume ? readStoredConfig(location) : undefined;
   if (resume && stored === undefined) throw new ConfigError(`--resume: ${outDir} holds no run (${where} has no stored run config)`);
   // a resumed run continues with its stored config; a config file and flags given now override it. The store's
@@ -113,7 +115,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     const finished = finishedRun(location, config.rounds);
     if (finished !== undefined) {
       process.stderr.write(`envforge: ${outDir} is complete: ${finished.done} round(s) done, rounds is ${config.rounds}; nothing to run (add rounds with --resume --rounds N)\n`);
-      process.stdout.write(`${formatSummary(finished.reports, { model: config.model.spec, out: outDir, reportPath: join(outDir, RUN_FILES.report), environments: finished.environments })}\n`);
+      process.stdout.write(`${formatSummary(finished.reports, { model: config.model.spec, out: outDir, reportPath: join(outDir, RUN_FILES.report), environments: finished.environments, ...(location.backend === "postgres" ? { store: where } : {}) })}\n`);
       return 0;
     }
   }
@@ -186,7 +188,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       process.stderr.write(`${summary.stderr}\n`);
     }
   }
-  process.stdout.write(`${formatSummary(result.reports, { model: config.model.spec, out: outDir, reportPath: result.reportPath, environments: result.environments })}\n`);
+  process.stdout.write(`${formatSummary(result.reports, { model: config.model.spec, out: outDir, reportPath: result.reportPath, environments: result.environments, ...(location.backend === "postgres" ? { store: where } : {}) })}\n`);
   if (model.calls > 0 && model.successes === 0) {
     process.stderr.write("envforge: the model never answered; see the errors above and in report.json\n");
     return 1;
@@ -251,7 +253,7 @@ export function stoppedRunSummary(location: RunStoreLocation, outDir: string, co
   const done = run.rounds.filter((record) => record.status === "done").length;
   const open = run.rounds.find((record) => record.status === "running");
   const where = open === undefined ? `after round ${done}` : `in round ${open.round}${open.solverPhaseDone ? " (its Solver phase is stored)" : ""}`;
-  const stdout = run.reports.length === 0 ? "" : formatSummary(run.reports, { model: config.model.spec, out: outDir, reportPath: join(outDir, RUN_FILES.report), environments: run.environments });
+  const stdout = run.reports.length === 0 ? "" : formatSummary(run.reports, { model: config.model.spec, out: outDir, reportPath: join(outDir, RUN_FILES.report), environments: run.environments, ...(location.backend === "postgres" ? { store: storePath } : {}) });
   return {
     stdout,
     stderr: `envforge: the run stopped ${where} on the error below. Stored in ${storePath}: ${done} of ${config.rounds} round(s) done, ${run.environments} environments in memory, every finished round, Solver phase and design (an unfinished Solver phase is played again). Continue with: ${command}`,

@@ -1,7 +1,10 @@
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { z } from "zod";
-import { PostgresStore, SqliteStore, redactedUrl } from "../adapters/store/index.js";
+import { PostgresStore, SqliteStore, redactedUrl, withoutPassword } from "../adapters/store/index.js";
+
+export { withoutPassword };
 import { ConfigError, type Store } from "../spec/index.js";
 import { RUN_FILES } from "../core/selfplay/index.js";
 import { makeDirectory } from "../support/make-directory.js";
@@ -15,7 +18,7 @@ export const STORE_POINTER_FILE = "store.json";
  */
 export type RunStoreLocation = { readonly backend: "sqlite"; readonly path: string } | { readonly backend: "postgres"; readonly url: string; readonly schema: string };
 
-const PointerSchema = z.object({ backend: z.literal("postgres"), url: z.string().min(1), schema: z.string().min(1) }).strict();
+const PointerSchema = z.object({ backend: z.literal("postgres"), url: z.string().regex(/^postgres(ql)?:\/\//), schema: z.string().regex(/^run_[a-z0-9_]{1,59}$/) }).strict();
 
 /** Whether `url` names a PostgreSQL server (`postgres://` or `postgresql://`). */
 export function isPostgresUrl(url: string): boolean {
@@ -23,12 +26,17 @@ export function isPostgresUrl(url: string): boolean {
 }
 
 /**
- * The schema of the run in `runFolder`: `run_` and the folder's name in lower case with every
- * character outside `[a-z0-9_]` made `_`, cut to PostgreSQL's 63-byte identifiers. Two machines
- * that name the same folder name the same run.
+ * The schema of the run in `runFolder`: `run_` and the folder's name when it is lower-case letters,
+ * digits and `_` (at most 59 of them); else `run_`, the name in lower case with every other character
+ * made `_` (at most 50), `_` and 8 hex digits of the name's SHA-256, so distinct names never share a
+ * schema. Two machines that name the same folder name the same run.
  */
 export function runSchema(runFolder: string): string {
-  return `run_${basename(resolve(runFolder)).toLowerCase().replace(/[^a-z0-9_]/g, "_")}`.slice(0, 63);
+  const name = basename(resolve(runFolder));
+  const plain = name.toLowerCase().replace(/[^a-z0-9_]/g, "_");
+  // a name that had to change (case, other characters) or is too long gets a hash of itself, so Demo, demo, a-b and a_b are four runs
+  if (plain === name && name.length <= 59) return `run_${name}`;
+  return `run_${plain.slice(0, 50)}_${createHash("sha256").update(name).digest("hex").slice(0, 8)}`;
 }
 
 /**
@@ -39,7 +47,7 @@ export function runSchema(runFolder: string): string {
  */
 export function runStoreLocation(runFolder: string, storeUrl: string | null): RunStoreLocation {
   if (storeUrl !== null) {
-    if (!isPostgresUrl(storeUrl)) throw new ConfigError(`--store must be a PostgreSQL URL (postgres://user@host:5432/db), got ${JSON.stringify(redactedUrl(storeUrl))}; without it the run's store is ${join(runFolder, RUN_FILES.store)}`);
+    if (!isPostgresUrl(storeUrl) || !URL.canParse(storeUrl)) throw new ConfigError(`--store must be a PostgreSQL URL (postgres://user@host:5432/db), got ${JSON.stringify(redactedUrl(storeUrl))}; without it the run's store is ${join(runFolder, RUN_FILES.store)}`);
     return { backend: "postgres", url: storeUrl, schema: runSchema(runFolder) };
   }
   const pointer = join(runFolder, STORE_POINTER_FILE);
@@ -48,7 +56,7 @@ export function runStoreLocation(runFolder: string, storeUrl: string | null): Ru
     try {
       parsed = PointerSchema.parse(JSON.parse(readFileSync(pointer, "utf8")));
     } catch (error) {
-      throw new ConfigError(`${pointer} does not say where the run's store is: ${(error as Error).message.split("\n")[0]}`);
+      throw new ConfigError(`${pointer} does not say where the run's store is (it must be {"backend": "postgres", "url": "postgres://…", "schema": "run_…"}): ${error instanceof SyntaxError ? error.message : "wrong fields"}`);
     }
     return { backend: "postgres", url: parsed.url, schema: parsed.schema };
   }
@@ -107,11 +115,4 @@ export function runStored(location: RunStoreLocation): boolean {
 /** Says where `location` is, for messages (no password). */
 export function describeRunStore(location: RunStoreLocation): string {
   return location.backend === "sqlite" ? location.path : `${redactedUrl(location.url)} (schema ${location.schema})`;
-}
-
-/** `url` without its password (libpq then reads it from `PGPASSWORD` or `~/.pgpass`). */
-export function withoutPassword(url: string): string {
-  const parsed = new URL(url);
-  parsed.password = "";
-  return parsed.toString();
 }

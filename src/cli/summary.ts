@@ -6,7 +6,7 @@ const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(4)}`;
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
 
 /** The human summary printed at the end of `envforge run`. */
-export function formatSummary(reports: readonly RoundReport[], details: { model: string; out: string; reportPath: string; environments: number }): string {
+export function formatSummary(reports: readonly RoundReport[], details: { model: string; out: string; reportPath: string; environments: number; store?: string }): string {
   const lines = [`envforge run summary (model ${details.model})`];
   for (const report of reports) {
     const rejected = Object.entries(report.rejected)
@@ -59,7 +59,7 @@ export function formatSummary(reports: readonly RoundReport[], details: { model:
               : ""
             : `; sampled on llama.cpp, engine–trainer KL ${mismatch.klEstimate.toFixed(4)}/token over ${plural(mismatch.tokens, "Solver token")} (step ${mismatchRound}), ${(100 * mismatch.truncatedFraction).toFixed(1)} % truncated`),
   );
-  lines.push(`store: ${details.out}/envforge.db  report: ${details.reportPath}`);
+  lines.push(`store: ${details.store ?? `${details.out}/envforge.db`}  report: ${details.reportPath}`);
   return lines.join("\n");
 }
 

@@ -3,6 +3,7 @@ import { PgBossQueue } from "../adapters/jobs/index.js";
 import { redactedUrl } from "../adapters/store/index.js";
 import { ConfigError, JOB_KINDS, type JobHandler, type JobKind } from "../spec/index.js";
 import { admissionJobHandler } from "./admission-worker.js";
+import { evolutionJobHandler } from "./evolution-worker.js";
 import { onStopSignals } from "./stop-signals.js";
 
 /** Flags of `envforge worker`. */
@@ -45,7 +46,7 @@ function resolveWorkerConfig(flags: WorkerFlags): Config {
 }
 
 /**
- * `envforge worker --store URL [--roles admission]`: takes jobs from the deployment's queue and
+ * `envforge worker --store URL [--roles admission,evolution]`: takes jobs from the deployment's queue and
  * runs them until SIGINT or SIGTERM, printing one line per job on stderr. Jobs in hand at a stop
  * get a short while to finish; one still running is run again by another worker after the
  * visibility timeout. Returns the exit code (0 when stopped; a signal exits 130 or 143).
@@ -57,12 +58,14 @@ export async function workerCommand(flags: WorkerFlags, signal: AbortSignal = ne
   const url = config.store.url;
   if (url === null) throw new ConfigError("envforge worker needs --store postgres://… (the deployment's database; docs/deploy.md)");
   const queue = await PgBossQueue.open(url, { heartbeatSeconds: config.jobs.heartbeatSeconds, retryLimit: config.jobs.retryLimit, retryDelaySeconds: config.jobs.retryDelaySeconds, namespace: config.jobs.namespace });
-  const admission = admissionJobHandler();
-  const handlers: Record<JobKind, JobHandler> = { admission: admission.handler };
+  const admission = admissionJobHandler(config);
+  const evolution = evolutionJobHandler(url, config);
+  const handlers: Record<JobKind, JobHandler> = { admission: admission.handler, evolution: evolution.handler };
   let count = 0;
   const stop = async () => {
     await queue.close();
     await admission.close();
+    await evolution.close();
   };
   const removeStopHandlers = onStopSignals(async () => {
     process.stderr.write(`envforge worker: stopping after ${count} job(s)\n`);
@@ -75,15 +78,11 @@ export async function workerCommand(flags: WorkerFlags, signal: AbortSignal = ne
         async (job) => {
           const started = performance.now();
           process.stderr.write(`envforge worker: ${role} ${job.key.slice(0, 12)} started${job.attempt > 0 ? ` (retry ${job.attempt})` : ""}\n`);
-          try {
-            const result = await handlers[role](job);
-            count += 1;
-            process.stderr.write(`envforge worker: ${role} ${job.key.slice(0, 12)} done in ${((performance.now() - started) / 1000).toFixed(1)} s${job.attempt > 0 ? ` (retry ${job.attempt})` : ""}\n`);
-            return result;
-          } catch (error) {
-            process.stderr.write(`envforge worker: ${role} ${job.key.slice(0, 12)} failed (attempt ${job.attempt + 1}): ${(error as Error).message}\n`);
-            throw error;
-          }
+          // a failure is printed by the queue, with the job and its attempt
+          const result = await handlers[role](job);
+          count += 1;
+          process.stderr.write(`envforge worker: ${role} ${job.key.slice(0, 12)} done in ${((performance.now() - started) / 1000).toFixed(1)} s${job.attempt > 0 ? ` (retry ${job.attempt})` : ""}\n`);
+          return result;
         },
         { concurrency: config.jobs.concurrency },
       );

@@ -1,12 +1,13 @@
 /**
  * Kinds of work that run as jobs on a shared queue; each is a role a worker takes
  * (`envforge worker --roles`). `admission`: admit one candidate package (the admission gates,
- * calibration included when the config runs it).
+ * calibration included when the config runs it). `evolution`: evolve one lineage of an evolution
+ * whose store is on the deployment's PostgreSQL, generation by generation, from where the store stands.
  */
-export type JobKind = "admission";
+export type JobKind = "admission" | "evolution";
 
 /** Every job kind, in the order `envforge worker` lists them. */
-export const JOB_KINDS: readonly JobKind[] = ["admission"];
+export const JOB_KINDS: readonly JobKind[] = ["admission", "evolution"];
 
 /** A job as a worker receives it. */
 export interface Job<Payload = unknown> {
@@ -71,7 +72,19 @@ export interface JobQueue {
    * Waits until every key has an outcome (its result stored, or its job failed for good), calling
    * `onOutcome` as each arrives, and returns them by key.
    */
-  wait(kind: JobKind, keys: readonly string[], options?: { readonly onOutcome?: (outcome: JobOutcome) => void; readonly pollMs?: number }): Promise<Map<string, JobOutcome>>;
+  wait(
+    kind: JobKind,
+    keys: readonly string[],
+    options?: {
+      readonly onOutcome?: (outcome: JobOutcome) => void;
+      /** @default 500 */
+      readonly pollMs?: number;
+      /** Called every `statusEveryMs` while jobs are pending, with the counts (no worker running shows as nothing active). */
+      readonly onWaiting?: (status: { readonly done: number; readonly pending: number; readonly queued: number; readonly active: number }) => void;
+      /** @default 30000 */
+      readonly statusEveryMs?: number;
+    },
+  ): Promise<Map<string, JobOutcome>>;
   /**
    * Stops taking jobs and waiting, lets the jobs in hand finish (briefly; a job still running then is
    * run again elsewhere after the visibility timeout), and closes the connections.

@@ -35,6 +35,15 @@ function queueName(kind: JobKind): string {
   return `envforge-${kind}`;
 }
 
+/** What {@link PgBossQueue.wait} reports every `statusEveryMs` while it waits. */
+export interface WaitStatus {
+  readonly done: number;
+  readonly pending: number;
+  /** Jobs of the kind queued and running in the whole queue (any enqueuer's). */
+  readonly queued: number;
+  readonly active: number;
+}
+
 interface JobData {
   readonly key: string;
   readonly payload: unknown;
@@ -107,13 +116,21 @@ export class PgBossQueue implements JobQueue {
       { batchSize: 1, localConcurrency: options.concurrency, pollingIntervalSeconds: 0.5, includeMetadata: true },
       async ([claimed]) => {
         if (claimed === undefined) return;
-        const { key, payload } = claimed.data;
-        // a job that ran before (its worker died after storing, before the acknowledgement) is not run again
-        if (this.results.find(kind, [key]).has(key)) return;
-        const job: Job = { id: claimed.id, kind, key, payload, attempt: claimed.retryCount };
-        const started = performance.now();
-        const result = await handler(job);
-        this.results.store(kind, key, result, (performance.now() - started) / 1000, this.options.worker);
+        const data = claimed.data as Partial<JobData> | null;
+        try {
+          if (data === null || typeof data !== "object" || typeof data.key !== "string") throw new Error(`malformed ${kind} job ${claimed.id}: its data holds no key`);
+          const key = data.key;
+          // a job that ran before (its worker died after storing, before the acknowledgement) is not run again
+          if (this.results.find(kind, [key]).has(key)) return;
+          const job: Job = { id: claimed.id, kind, key, payload: data.payload, attempt: claimed.retryCount };
+          const started = performance.now();
+          const result = await handler(job);
+          this.results.store(kind, key, result, (performance.now() - started) / 1000, this.options.worker);
+        } catch (error) {
+          // the handler says what it was doing; this names the job when the failure is the queue's or the store's
+          process.stderr.write(`envforge: ${kind} job ${claimed.id} failed (attempt ${claimed.retryCount + 1}): ${(error as Error).message}\n`);
+          throw error;
+        }
       },
     );
   }
@@ -121,12 +138,19 @@ export class PgBossQueue implements JobQueue {
   async wait(
     kind: JobKind,
     keys: readonly string[],
-    options: { readonly onOutcome?: (outcome: JobOutcome) => void; readonly pollMs?: number } = {},
+    options: { readonly onOutcome?: (outcome: JobOutcome) => void; readonly pollMs?: number; readonly onWaiting?: (status: WaitStatus) => void; readonly statusEveryMs?: number } = {},
   ): Promise<Map<string, JobOutcome>> {
     const outcomes = new Map<string, JobOutcome>();
     const pending = new Set(keys);
     const pollMs = options.pollMs ?? 500;
+    const statusEveryMs = options.statusEveryMs ?? 30_000;
+    let lastStatus = Date.now();
     for (let poll = 0; pending.size > 0 && !this.closed; poll += 1) {
+      if (options.onWaiting !== undefined && Date.now() - lastStatus >= statusEveryMs) {
+        lastStatus = Date.now();
+        const queue = await this.boss.getQueue(queueName(kind));
+        options.onWaiting({ done: outcomes.size, pending: pending.size, queued: queue?.queuedCount ?? 0, active: queue?.activeCount ?? 0 });
+      }
       for (const [key, outcome] of this.results.find(kind, [...pending])) {
         pending.delete(key);
         outcomes.set(key, outcome);
@@ -167,13 +191,17 @@ export class PgBossQueue implements JobQueue {
       retryBackoff: true,
       heartbeatSeconds: this.options.heartbeatSeconds,
     };
-    if ((await this.boss.getQueue(name)) === null) {
+    const existing = await this.boss.getQueue(name);
+    if (existing === null) {
       try {
         await this.boss.createQueue(name, settings);
       } catch (error) {
         // another process created it first
         if ((await this.boss.getQueue(name)) === null) throw error;
       }
+    } else if (existing.retryLimit !== settings.retryLimit || existing.retryDelay !== settings.retryDelay) {
+      // the retry settings follow the latest process that opened the queue; the heartbeat stays the creator's (pg-boss fixes it)
+      await this.boss.updateQueue(name, { retryLimit: settings.retryLimit, retryDelay: settings.retryDelay, retryBackoff: true });
     }
     this.created.add(kind);
   }

@@ -56,8 +56,8 @@ beforeAll(async () => {
 afterAll(() => cluster?.stop());
 
 describe.each([
-  ["sqlite", () => join(mkdtempSync(join(tmpdir(), "envforge-writers-")), "envforge.db"), (location: string) => new SqliteStore(location) as Store],
-  ["postgres", () => "run_writers", (schema: string) => new PostgresStore(cluster.url, schema) as Store],
+  ["sqlite", (): string => join(mkdtempSync(join(tmpdir(), "envforge-writers-")), "envforge.db"), (location: string): Store => new SqliteStore(location)],
+  ["postgres", (): string => "run_writers", (schema: string): Store => new PostgresStore(cluster.url, schema)],
 ] as const)("four processes writing one %s store at once", (backend, locate, open) => {
   it("store every design, environment, episode, lineage and probe once, and one of them claims the run", async () => {
     const location = locate();

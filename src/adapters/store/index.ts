@@ -9,7 +9,7 @@ export { SqliteStore } from "./sqlite-store.js";
 export { SqliteEvalStore } from "./sqlite-eval-store.js";
 export { PostgresStore } from "./postgres-store.js";
 export { PostgresEvalStore } from "./postgres-eval-store.js";
-export { PostgresConnection, redactedUrl } from "./postgres-connection.js";
+export { PostgresConnection, redactedUrl, withoutPassword } from "./postgres-connection.js";
 export { SqliteConnection } from "./sqlite-connection.js";
 export type { SqlConnection, SqlDialect } from "./sql-connection.js";
 export { startThrowawayCluster, type ThrowawayCluster } from "./throwaway-cluster.js";

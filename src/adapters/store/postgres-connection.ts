@@ -14,7 +14,7 @@ import { queryBuilder } from "./sql-dialects.js";
  */
 export class PostgresConnection implements SqlConnection {
   readonly dialect = "postgres" as const;
-  private readonly client: Client;
+  private client: Client;
   private depth = 0;
 
   /**
@@ -26,24 +26,28 @@ export class PostgresConnection implements SqlConnection {
     readonly url: string,
     readonly schema: string,
   ) {
-    this.client = new Client();
-    try {
-      this.client.connectSync(url);
-    } catch (error) {
-      throw new StoreError(`cannot connect to ${redactedUrl(url)}: ${firstLine(error)}`, { cause: error });
-    }
-    const builder = queryBuilder("postgres");
-    // "already exists, skipping" notices of every idempotent CREATE would go to stderr
-    this.execute(sql`SET client_min_messages TO warning`.compile(builder));
-    this.execute(sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.compile(builder));
-    this.execute(sql`SET search_path TO ${sql.id(schema)}`.compile(builder));
+    this.client = this.connect();
+    this.execute(sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.compile(queryBuilder("postgres")));
+    this.setSearchPath();
   }
 
+  /**
+   * Rows of `query`. A connection lost outside a transaction (the server restarted) is opened again
+   * and the query sent once more: every statement the stores send outside a transaction is an
+   * idempotent insert, upsert or update, so a statement that did run before the loss runs again
+   * harmlessly. Inside a transaction the loss is the caller's error (the server rolled it back).
+   */
   rows<Row>(query: CompiledQuery): Row[] {
     try {
       return this.client.querySync(query.sql, query.parameters as unknown[]) as Row[];
     } catch (error) {
-      throw new StoreError(`${redactedUrl(this.url)} (schema ${this.schema}): ${firstLine(error)}`, { cause: error });
+      if (this.depth > 0 || !LOST_CONNECTION.test(firstLine(error))) throw this.failure(error);
+    }
+    this.reconnect();
+    try {
+      return this.client.querySync(query.sql, query.parameters as unknown[]) as Row[];
+    } catch (error) {
+      throw this.failure(error);
     }
   }
 
@@ -87,6 +91,39 @@ export class PostgresConnection implements SqlConnection {
     setTimeout(() => CLOSING.delete(client), 1_000).unref();
   }
 
+  private connect(): Client {
+    const client = new Client();
+    try {
+      client.connectSync(this.url);
+      // "already exists, skipping" notices of every idempotent CREATE would go to stderr
+      client.querySync("SET client_min_messages TO warning");
+    } catch (error) {
+      throw new StoreError(`cannot connect to ${redactedUrl(this.url)}: ${firstLine(error)}`, { cause: error });
+    }
+    return client;
+  }
+
+  private setSearchPath(): void {
+    this.execute(sql`SET search_path TO ${sql.id(this.schema)}`.compile(queryBuilder("postgres")));
+  }
+
+  private reconnect(): void {
+    const lost = this.client;
+    this.client = this.connect();
+    try {
+      lost.end();
+    } catch {
+      // already gone
+    }
+    CLOSING.add(lost);
+    setTimeout(() => CLOSING.delete(lost), 1_000).unref();
+    this.setSearchPath();
+  }
+
+  private failure(error: unknown): StoreError {
+    return new StoreError(`${redactedUrl(this.url)} (schema ${this.schema}): ${firstLine(error)}`, { cause: error });
+  }
+
   private command(text: "BEGIN" | "COMMIT" | "ROLLBACK"): void {
     this.execute(sql.raw(text).compile(queryBuilder("postgres")));
   }
@@ -94,14 +131,31 @@ export class PostgresConnection implements SqlConnection {
 
 const CLOSING = new Set<Client>();
 
-/** The URL with its password replaced by `***`, for messages and pointer files. */
+/** libpq's messages of a connection that is gone (a restarted or unreachable server). */
+const LOST_CONNECTION = /no connection to the server|server closed the connection unexpectedly|terminating connection|could not (send|receive) data|connection to server .* failed|SSL connection has been closed/i;
+
+/** The URL with its password (in the user part or a `password=` parameter) replaced by `***`, for messages. */
 export function redactedUrl(url: string): string {
+  return withPassword(url, "***");
+}
+
+/** The URL without its password (libpq then reads it from `~/.pgpass` or `PGPASSWORD`), for files. */
+export function withoutPassword(url: string): string {
+  return withPassword(url, null);
+}
+
+function withPassword(url: string, replacement: string | null): string {
   try {
     const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
+    if (parsed.password !== "") parsed.password = replacement ?? "";
+    if (parsed.searchParams.has("password")) {
+      if (replacement === null) parsed.searchParams.delete("password");
+      else parsed.searchParams.set("password", replacement);
+    }
     return parsed.toString();
   } catch {
-    return "the PostgreSQL server";
+    // not a URL WHATWG parses (a multi-host URL): cut what looks like a password
+    return url.replace(/(\/\/[^:@/]*):[^@/]*@/, replacement === null ? "$1@" : `$1:${replacement}@`).replace(/([?&]password=)[^&]*/gi, replacement === null ? "$1" : `$1${replacement}`);
   }
 }
 

@@ -104,6 +104,9 @@ export class SqlStore implements Store {
 
   saveSolverPhase(round: number, episodes: readonly EpisodeRecord[]): void {
     this.connection.transaction(() => {
+      // two writers of one round's Solver phase (two orchestrators resuming one run at once) take turns on its row;
+      // SQLite's write transaction already excludes every other writer
+      if (this.connection.dialect === "postgres") this.rows(this.db.selectFrom("rounds").select("round").where("round", "=", round).forUpdate());
       this.execute(this.db.deleteFrom("episodes").where("round", "=", round).where("role", "=", "solver"));
       for (const episode of episodes) this.insertEpisode(episode);
       this.execute(this.db.updateTable("rounds").set({ solver_phase_done: 1 }).where("round", "=", round));

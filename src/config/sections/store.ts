@@ -17,6 +17,7 @@ export const StoreSchema = z
     url: z
       .string()
       .regex(/^postgres(ql)?:\/\//, "store.url must be a PostgreSQL URL (postgres://user@host:5432/db)")
+      .refine((url) => URL.canParse(url), "store.url must be one host's URL (postgres://user@host:5432/db); a multi-host list does not parse as a URL")
       .nullable()
       .default(null),
   })

@@ -39,12 +39,19 @@ export function lineageIdFor(seed: EnvPackage): string {
  * stops (`stalled`). Rerunning with the same store resumes: stored lineages,
  * generations and attempts are never redone or lost.
  *
+ * @param evolveLineages evolves the lineages once they exist (e.g. as jobs on `envforge worker`
+ *   processes, each running {@link evolveLineage} against the same store); @default {@link evolveLineage}
+ *   here, `parallelSeeds` lineages at a time
  * @throws StoreError when the store cannot be written
  * @throws SandboxUnavailableError when the sandbox cannot start at all
  */
-export async function runEvolution(seeds: readonly EnvPackage[], deps: EvolutionDependencies, settings: EvolutionSettings): Promise<LineageOutcome[]> {
-  const lineages = await ensureLineages(seeds, deps, settings);
-  return mapWithConcurrency(lineages, settings.parallelSeeds, (lineage) => evolveLineage(lineage, deps, settings));
+export async function runEvolution(
+  seeds: readonly EnvPackage[],
+  deps: EvolutionDependencies,
+  settings: EvolutionSettings,
+  evolveLineages: (lineages: readonly LineageRecord[]) => Promise<LineageOutcome[]> = (lineages) => mapWithConcurrency(lineages, settings.parallelSeeds, (lineage) => evolveLineage(lineage, deps, settings)),
+): Promise<LineageOutcome[]> {
+  return evolveLineages(await ensureLineages(seeds, deps, settings));
 }
 
 async function ensureLineages(seeds: readonly EnvPackage[], deps: EvolutionDependencies, settings: EvolutionSettings): Promise<LineageRecord[]> {
@@ -86,7 +93,14 @@ async function ensureLineages(seeds: readonly EnvPackage[], deps: EvolutionDepen
   return seeds.map((seed) => stored.get(lineageIdFor(seed)) as LineageRecord);
 }
 
-async function evolveLineage(lineage: LineageRecord, deps: EvolutionDependencies, settings: EvolutionSettings): Promise<LineageOutcome> {
+/**
+ * Evolves one lineage from where its store stands to `settings.generations` generations, or until a
+ * generation fails `attemptsPerGeneration` times (see {@link runEvolution}). Safe to run again on the
+ * same store, by this process or another (a job re-run after its worker died): stored generations
+ * and attempts are never redone, an attempt in flight is made again.
+ * @throws StoreError when the store cannot be written
+ */
+export async function evolveLineage(lineage: LineageRecord, deps: EvolutionDependencies, settings: EvolutionSettings): Promise<LineageOutcome> {
   const { store } = deps;
   deps.progress?.lineageReady?.(lineage, store.listGenerations(lineage.id).length);
   for (;;) {
