@@ -1,13 +1,13 @@
 import type { Config } from "../config/index.js";
-import { jobConfig } from "./job-settings.js";
-
-/** Pipelines (each with its sandbox and maybe a model) a worker keeps open for the next jobs with the same settings. */
-const MAX_PIPELINES = 4;
 import { admit, type AdmissionResult } from "../core/admission/index.js";
 import { ConfigError, type Job, type JobHandler } from "../spec/index.js";
 import { ENVFORGE_VERSION } from "../support/version.js";
 import { AdmissionJobPayloadSchema, type AdmissionJobPayload } from "./admission-jobs.js";
 import { buildAdmissionPipeline, type AdmissionPipeline } from "./admit-command.js";
+import { jobConfig } from "./job-settings.js";
+
+/** Pipelines (each with its sandbox and maybe a model) a worker keeps open for the next jobs with the same settings. */
+const MAX_PIPELINES = 4;
 
 /**
  * What a worker runs for `admission` jobs: builds the pipeline of a job's settings once (kept

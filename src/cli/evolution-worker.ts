@@ -12,9 +12,8 @@ import { admissionResources } from "./admission-resources.js";
 import { EvolutionJobPayloadSchema, type EvolutionJobPayload } from "./evolution-jobs.js";
 import { modelOptionsOf } from "./model-options.js";
 
-/** What the lineages of one config share on a worker: the model and the sandbox, opened once. */
+/** What every lineage a worker evolves shares: the worker's model and sandbox, opened at its first job. */
 interface EvolutionHost {
-  readonly config: Config;
   readonly model: LazyModel;
   readonly sandbox: Sandbox;
 }
@@ -28,7 +27,7 @@ interface EvolutionHost {
  * orchestrator's disk).
  */
 export function evolutionJobHandler(storeUrl: string, worker: Config): { readonly handler: JobHandler; close(): Promise<void> } {
-  const hosts = new Map<string, EvolutionHost>();
+  let host: EvolutionHost | undefined;
   const handler: JobHandler = async (job: Job): Promise<LineageOutcome> => {
     const parsed = EvolutionJobPayloadSchema.safeParse(job.payload);
     if (!parsed.success) throw new ConfigError(`evolution job ${job.key}: malformed payload: ${parsed.error.issues[0]?.message ?? "invalid"}`);
@@ -36,11 +35,7 @@ export function evolutionJobHandler(storeUrl: string, worker: Config): { readonl
     if (payload.envforgeVersion !== ENVFORGE_VERSION) throw new ConfigError(`evolution job ${job.key}: enqueued by envforge ${payload.envforgeVersion}, this worker runs ${ENVFORGE_VERSION}; run workers of the same version`);
     // the job chooses the evolution settings; the sandbox, the model and every file path are the worker's own
     const config = jobConfig(worker, payload.config);
-    let host = hosts.get("worker");
-    if (host === undefined) {
-      host = { config, model: new LazyModel(config.model.spec, () => openModel(config.model.spec, modelOptionsOf(config))), sandbox: openSandbox(config.sandbox, (message) => process.stderr.write(`envforge worker: ${message}\n`)) };
-      hosts.set("worker", host);
-    }
+    host ??= { model: new LazyModel(worker.model.spec, () => openModel(worker.model.spec, modelOptionsOf(worker))), sandbox: openSandbox(worker.sandbox, (message) => process.stderr.write(`envforge worker: ${message}\n`)) };
     const { model, sandbox } = host;
     const store = new PostgresStore(storeUrl, payload.schema);
     try {
@@ -57,10 +52,8 @@ export function evolutionJobHandler(storeUrl: string, worker: Config): { readonl
   return {
     handler,
     async close() {
-      for (const host of hosts.values()) {
-        await host.sandbox.close();
-        await host.model.close();
-      }
+      await host?.sandbox.close();
+      await host?.model.close();
     },
   };
 }

@@ -26,6 +26,7 @@ describe("envforge run --store postgres://…", () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/store\.url must be a PostgreSQL URL/);
     expect(existsSync(join(folder, "run"))).toBe(false);
+    rmSync(folder, { recursive: true, force: true });
   });
 
   it("an orchestrator killed mid-round is resumed on another machine from the store alone, losing and duplicating nothing", async () => {
@@ -82,6 +83,7 @@ describe("envforge run --store postgres://…", () => {
     // a second orchestrator naming the same run without --resume is refused: one run, one orchestrator
     const clash = spawnSync("node", [BIN, "run", "--out", elsewhere, "--store", cluster.url], { encoding: "utf8" });
     expect(clash.status).toBe(2);
-    expect(clash.stderr).toMatch(/already holds a run; pass --resume/);
+    expect(clash.stderr).toMatch(/already holds a run \(postgres:\/\/.*schema run_demo\); pass --resume/);
+    rmSync(second, { recursive: true, force: true });
   }, 900_000);
 });

@@ -59,6 +59,16 @@ describe("PostgresStore", () => {
     expect(() => new PostgresStore(cluster.url, schema)).toThrowError(/version 99, newer than this envforge knows/);
   });
 
+  it("carries on after the server restarts: the lost connection is opened again", () => {
+    const store = new PostgresStore(cluster.url, freshSchema());
+    store.setMeta("before", 1);
+    cluster.restart();
+    expect(store.getMeta("before")).toBe(1);
+    store.setMeta("after", 2);
+    expect(store.getMeta("after")).toBe(2);
+    store.close();
+  }, 60_000);
+
   it("stores two processes' concurrent inserts of the same design once", async () => {
     // two connections (as two workers) write the same design: one row, one environment
     const schema = freshSchema();

@@ -9,6 +9,8 @@ import { freePort } from "../../support/free-port.js";
 export interface ThrowawayCluster {
   /** Connection URL of its `postgres` database, user `envforge`, no password (trust on 127.0.0.1 only). */
   readonly url: string;
+  /** Restarts the server (fast shutdown, then start on the same port): every client's connection is lost. */
+  restart(): void;
   /** Stops the server (fast shutdown) and removes the folder. Safe to call twice. */
   stop(): void;
 }
@@ -37,7 +39,8 @@ export async function startThrowawayCluster(): Promise<ThrowawayCluster> {
     throw new StoreError(`initdb failed: ${init.stderr || init.error?.message}`);
   }
   const port = await freePort();
-  const start = run("pg_ctl", ["-D", data, "-l", join(folder, "server.log"), "-w", "-o", `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, "start"]);
+  const startArguments = ["-D", data, "-l", join(folder, "server.log"), "-w", "-o", `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, "start"];
+  const start = run("pg_ctl", startArguments);
   if (start.status !== 0) {
     const log = spawnSync("tail", ["-20", join(folder, "server.log")], { encoding: "utf8" }).stdout;
     rmSync(folder, { recursive: true, force: true });
@@ -46,6 +49,11 @@ export async function startThrowawayCluster(): Promise<ThrowawayCluster> {
   let stopped = false;
   return {
     url: `postgres://envforge@127.0.0.1:${port}/postgres`,
+    restart() {
+      run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+      const again = run("pg_ctl", startArguments);
+      if (again.status !== 0) throw new StoreError(`pg_ctl start (restart) failed: ${again.stderr}`);
+    },
     stop() {
       if (stopped) return;
       stopped = true;
