@@ -83,7 +83,7 @@ describe("envforge run --store postgres://…", () => {
     // a second orchestrator naming the same run without --resume is refused: one run, one orchestrator
     const clash = spawnSync("node", [BIN, "run", "--out", elsewhere, "--store", cluster.url], { encoding: "utf8" });
     expect(clash.status).toBe(2);
-    expect(clash.stderr).toMatch(/already holds a run \(postgres:\/\/.*schema run_demo\); pass --resume/);
+    expect(clash.stderr).toMatch(/already holds a run \(postgres:\/\/.* \(schema run_demo\)\); pass --resume/);
     rmSync(second, { recursive: true, force: true });
   }, 900_000);
 });
