@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +7,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../config/index.js";
 import { resolveOutDir } from "./run-command.js";
+import { killWhen } from "../testing/kill-when.js";
 
 // End-to-end tests of the built CLI (npm test builds first) with the real embedded model.
 
@@ -158,7 +159,6 @@ describe("envforge run", () => {
     const folder = scratch();
     const out = join(folder, "run");
     const config = writeConfig(folder, SMALL);
-    const child = spawn("node", [BIN, "run", "--config", config, "--out", out], { stdio: "ignore", detached: true });
     const database = join(out, "envforge.db");
     const designsStored = () => {
       if (!existsSync(database)) return 0;
@@ -171,14 +171,7 @@ describe("envforge run", () => {
         db.close();
       }
     };
-    const exited = new Promise((resolve) => child.on("exit", resolve));
-    try {
-      const deadline = Date.now() + 400_000;
-      while (designsStored() < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-    } finally {
-      process.kill(-child.pid!, "SIGKILL");
-      await exited;
-    }
+    await killWhen([BIN, "run", "--config", config, "--out", out], () => designsStored() >= 1);
     const before = designsStored();
     expect(before).toBeGreaterThanOrEqual(1);
     expect(before).toBeLessThan(3);

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresStore, startThrowawayCluster, type ThrowawayCluster } from "../adapters/store/index.js";
 import { STORE_POINTER_FILE } from "./run-store.js";
+import { killWhen } from "../testing/kill-when.js";
 
 // End-to-end tests of the built CLI (npm test builds first) on a throwaway PostgreSQL cluster, with the
 // real embedded model and the noop trainer (the run's control flow, not training).
@@ -34,7 +35,6 @@ describe("envforge run --store postgres://…", () => {
     const config = join(first, "config.json");
     writeFileSync(config, JSON.stringify(SMALL));
     const out = join(first, "demo");
-    const child = spawn("node", [BIN, "run", "--config", config, "--out", out, "--store", cluster.url], { stdio: "ignore", detached: true });
     const designsStored = () => {
       try {
         const store = new PostgresStore(cluster.url, "run_demo");
@@ -47,14 +47,7 @@ describe("envforge run --store postgres://…", () => {
         return 0;
       }
     };
-    const exited = new Promise((resolve) => child.on("exit", resolve));
-    try {
-      const deadline = Date.now() + 400_000;
-      while (designsStored() < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 300));
-    } finally {
-      process.kill(-child.pid!, "SIGKILL");
-      await exited;
-    }
+    await killWhen([BIN, "run", "--config", config, "--out", out, "--store", cluster.url], () => designsStored() >= 1, { pollMs: 300 });
     const before = designsStored();
     expect(before).toBeGreaterThanOrEqual(1);
     expect(before).toBeLessThan(3);
