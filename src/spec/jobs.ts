@@ -60,7 +60,8 @@ export type JobHandler = (job: Job) => Promise<unknown>;
 export interface JobQueue {
   /**
    * Enqueues jobs (kind, key, payload); a key whose result is stored, or whose job is queued or
-   * running, is not enqueued again. Returns how many were enqueued.
+   * running, is not enqueued again. Returns how many had no stored result (those the queue took,
+   * and any it skipped as queued or running already).
    */
   enqueue(kind: JobKind, jobs: readonly { readonly key: string; readonly payload: unknown }[]): Promise<number>;
   /**
