@@ -21,7 +21,7 @@ import { createEvalProgress } from "./eval-progress.js";
 import { evaluationJson, formatComparison, formatEvaluation, planDifferences, planSummary } from "./eval-report.js";
 import { modelOptionsOf } from "./model-options.js";
 import { onStopSignals } from "./stop-signals.js";
-import { openRunFolderStore } from "./run-store.js";
+import { openRunFolderStore } from "../adapters/store/index.js";
 
 /** Flags of `envforge eval`; each maps to one config key (`eval.*`, `model.spec`) or selects what to do. */
 export interface EvalFlags {

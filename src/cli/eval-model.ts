@@ -7,7 +7,7 @@ import { ggufPathOf, LlamaCppModel, openModel, type OpenModelOptions } from "../
 import { REFERENCE_TRAINER_DIR, startReferenceTrainer, stopReferenceTrainer, TinkerHttp } from "../adapters/trainer/index.js";
 import { exportGgufLora } from "../adapters/weight-sync/index.js";
 import { ConfigError, type LanguageModel } from "../spec/index.js";
-import { describeRunStore, holdsRunStore, openRunFolderStore, runStoreLocation } from "./run-store.js";
+import { describeRunStore, holdsRunStore, openRunFolderStore, runStoreLocation } from "../adapters/store/index.js";
 
 /** A run's stored config (defaults filled in), read from `<runDir>/envforge.db`. */
 export function storedRunConfig(runDir: string): Config {

@@ -3,7 +3,7 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { configSource, mergeConfigInput, parseConfig, readConfigFile, type Config } from "../config/index.js";
 import { ConfigError, packageId, type EnvPackage, type LanguageModel, type LineageRecord, type Sandbox, type TerminalRuntime } from "../spec/index.js";
-import { describeRunStore, holdsRunStore, openRunFolderStore, openRunStore, openStoreAt, runStoreLocation, runStored, withoutPassword, type RunStoreLocation } from "./run-store.js";
+import { describeRunStore, holdsRunStore, openRunFolderStore, openRunStore, openStoreAt, runStoreLocation, runStored, withoutPassword, type RunStoreLocation } from "../adapters/store/index.js";
 import { evolveOnWorkers } from "./evolution-jobs.js";
 import { PgBossQueue } from "../adapters/jobs/index.js";
 import {

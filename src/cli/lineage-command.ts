@@ -1,6 +1,6 @@
 import { ConfigError } from "../spec/index.js";
 import { appendRubric, DEFAULT_RUBRICS_PATH, reviewedFailure, type RubricStage } from "../core/evolution/index.js";
-import { openRunFolderStore } from "./run-store.js";
+import { openRunFolderStore } from "../adapters/store/index.js";
 import { findLineage, formatLineage } from "./lineage-view.js";
 import { evolutionDirectory } from "./run-folders.js";
 

@@ -145,7 +145,7 @@ program
 program
   .command("serve")
   .description("serve environments to RL trainers: OpenEnv's wire protocol (WebSocket /ws; HTTP /reset /step /state /health /metadata /schema) and envforge's /v1 routes, every episode in the sandbox")
-  .option("--store <dir>", "serve the environments of a run or evolution directory (its envforge.db: scores, lineage, frontier)")
+  .option("--store <dir>", "serve the environments of a run or evolution directory (its envforge.db, or the PostgreSQL store its store.json names: scores, lineage, frontier)")
   .option("--envs <dir...>", "serve package folders, or folders of them (default: the ten seed environments)")
   .option("--host <address>", "address to bind; anything but loopback needs a token (config: serve.host)")
   .option("--port <n>", "TCP port, 0 = any free one (config: serve.port)", integer("--port", 0))

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../spec/index.js";
 import { RUN_FILES } from "../core/selfplay/index.js";
-import { holdsRunStore, STORE_POINTER_FILE } from "./run-store.js";
+import { holdsRunStore, STORE_POINTER_FILE } from "../adapters/store/index.js";
 
 /** Folder that holds runs and evolutions when `--out` is not given. */
 export const RUNS_FOLDER = "runs";

@@ -5,8 +5,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresStore, startThrowawayCluster, type ThrowawayCluster } from "../adapters/store/index.js";
-import { STORE_POINTER_FILE } from "./run-store.js";
+import { STORE_POINTER_FILE } from "../adapters/store/index.js";
 import { killWhen } from "../testing/kill-when.js";
+import { runStoreCatalog } from "../server/index.js";
 
 // End-to-end tests of the built CLI (npm test builds first) on a throwaway PostgreSQL cluster, with the
 // real embedded model and the noop trainer (the run's control flow, not training).
@@ -70,6 +71,8 @@ describe("envforge run --store postgres://…", () => {
     } finally {
       store.close();
     }
+    // serve --store and export read the run through the folder's store.json
+    expect(runStoreCatalog(elsewhere).size).toBeGreaterThanOrEqual(10);
     const report = JSON.parse(readFileSync(join(elsewhere, "report.json"), "utf8"));
     expect(report).toHaveLength(1);
     expect(report[0].proposed).toBe(3);

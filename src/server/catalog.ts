@@ -1,10 +1,9 @@
 import { existsSync, statSync } from "node:fs";
 import { readHarborTaskFolders } from "../adapters/terminal/index.js";
 import { terminalPackage } from "../core/terminal/index.js";
-import { join } from "node:path";
 import { loadPackagesAt, loadSeedPackages, PACKAGE_FILES } from "../adapters/package-files/index.js";
 import { toolSchemaProblem } from "../core/rollout/index.js";
-import { SqliteStore } from "../adapters/store/index.js";
+import { holdsRunStore, openRunFolderStore, SqliteStore } from "../adapters/store/index.js";
 import { parseConfig } from "../config/index.js";
 import { frontierEnvironments, storedLevelWindows } from "../core/curriculum/index.js";
 import {
@@ -220,15 +219,15 @@ export function runStoreCatalog(path: string): EnvironmentCatalog {
 }
 
 /**
- * Opens the store of a run or evolution directory (`DIR/envforge.db`, or the database file itself),
- * gives it to `read`, and closes it.
+ * Opens the store of a run or evolution directory (its `envforge.db`, or the PostgreSQL schema its
+ * `store.json` names), or a database file itself, gives it to `read`, and closes it.
  * @throws ConfigError when no store is there
  * @throws StoreError when it cannot be read
  */
 export function readRunStore<T>(path: string, read: (store: Store) => T): T {
-  const file = existsSync(path) && statSync(path).isDirectory() ? join(path, "envforge.db") : path;
-  if (!existsSync(file)) throw new ConfigError(`--store ${path}: no envforge.db there (give a run or evolution directory)`);
-  const store = new SqliteStore(file);
+  const folder = existsSync(path) && statSync(path).isDirectory();
+  if (folder ? !holdsRunStore(path) : !existsSync(path)) throw new ConfigError(`--store ${path}: no envforge.db there, nor a store.json naming a PostgreSQL store (give a run or evolution directory)`);
+  const store = folder ? openRunFolderStore(path) : new SqliteStore(path);
   try {
     return read(store);
   } finally {

@@ -4,6 +4,9 @@ import type { EvolutionAttemptRecord, FrontierProbeRecord, GenerationRecord, Lin
 import type { RoundReport } from "./report.js";
 import type { Verdict } from "./verdict.js";
 
+/** The file a run or evolution folder keeps its SQLite store in (the embedded default). */
+export const RUN_STORE_FILE = "envforge.db";
+
 /** Calibration scores of an environment (SPADE hint regret and win rates). */
 export interface EnvironmentScores {
   /** Plays per hint condition. */

@@ -15,3 +15,16 @@ export type { SqlConnection, SqlDialect } from "./sql-connection.js";
 export { startThrowawayCluster, type ThrowawayCluster } from "./throwaway-cluster.js";
 export { migrate, newestSchemaVersion, type StoreComponent } from "./store-schema.js";
 export { queryBuilder } from "./sql-dialects.js";
+export {
+  describeRunStore,
+  holdsRunStore,
+  isPostgresUrl,
+  openRunFolderStore,
+  openRunStore,
+  openStoreAt,
+  runSchema,
+  runStored,
+  runStoreLocation,
+  STORE_POINTER_FILE,
+  type RunStoreLocation,
+} from "./run-folder-store.js";

@@ -1,7 +1,7 @@
 import { appendFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../../config/index.js";
-import { ConfigError, packageId, StoreError, type CorpusDocument, type Datum, type EnvPackage, type LanguageModel, type RoundReport, type Sandbox, type Store, type Trainer } from "../../spec/index.js";
+import { ConfigError, packageId, RUN_STORE_FILE, StoreError, type CorpusDocument, type Datum, type EnvPackage, type LanguageModel, type RoundReport, type Sandbox, type Store, type Trainer } from "../../spec/index.js";
 import { makeDirectory } from "../../support/make-directory.js";
 import type { AdmissionGate, AdmissionResources } from "../admission/index.js";
 import type { ProgressListener } from "./progress.js";
@@ -9,7 +9,7 @@ import { runRound } from "./round.js";
 import { ensureHoldout } from "../holdout/index.js";
 
 /** Names of the files a run writes into its directory. */
-export const RUN_FILES = { store: "envforge.db", report: "report.json", metrics: "metrics.jsonl" } as const;
+export const RUN_FILES = { store: RUN_STORE_FILE, report: "report.json", metrics: "metrics.jsonl" } as const;
 
 /** What {@link runSelfPlay} works with. Adapters are created by the caller (the CLI or a program). */
 export interface SelfPlayRun {

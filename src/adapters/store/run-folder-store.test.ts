@@ -2,9 +2,9 @@ import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { redactedUrl, withoutPassword } from "../adapters/store/index.js";
-import { ConfigError } from "../spec/index.js";
-import { runSchema, runStoreLocation, STORE_POINTER_FILE } from "./run-store.js";
+import { ConfigError } from "../../spec/index.js";
+import { redactedUrl, withoutPassword } from "./postgres-connection.js";
+import { runSchema, runStoreLocation, STORE_POINTER_FILE } from "./run-folder-store.js";
 
 describe("run store locations", () => {
   it("names distinct run folders by distinct schemas; a plain name stays readable", () => {

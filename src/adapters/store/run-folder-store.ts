@@ -2,12 +2,12 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { z } from "zod";
-import { PostgresStore, SqliteStore, redactedUrl, withoutPassword } from "../adapters/store/index.js";
-
-export { withoutPassword };
-import { ConfigError, type Store } from "../spec/index.js";
-import { RUN_FILES } from "../core/selfplay/index.js";
-import { makeDirectory } from "../support/make-directory.js";
+import { redactedUrl } from "./postgres-connection.js";
+import { PostgresStore } from "./postgres-store.js";
+import { SqliteStore } from "./sqlite-store.js";
+import { ConfigError, RUN_STORE_FILE, type Store } from "../../spec/index.js";
+import { makeDirectory } from "../../support/make-directory.js";
+import { withoutPassword } from "./postgres-connection.js";
 
 /** The file in a run folder that says where the run's store lives when it is not the folder's SQLite file. */
 export const STORE_POINTER_FILE = "store.json";
@@ -47,7 +47,7 @@ export function runSchema(runFolder: string): string {
  */
 export function runStoreLocation(runFolder: string, storeUrl: string | null): RunStoreLocation {
   if (storeUrl !== null) {
-    if (!isPostgresUrl(storeUrl) || !URL.canParse(storeUrl)) throw new ConfigError(`--store must be a PostgreSQL URL (postgres://user@host:5432/db), got ${JSON.stringify(redactedUrl(storeUrl))}; without it the run's store is ${join(runFolder, RUN_FILES.store)}`);
+    if (!isPostgresUrl(storeUrl) || !URL.canParse(storeUrl)) throw new ConfigError(`--store must be a PostgreSQL URL (postgres://user@host:5432/db), got ${JSON.stringify(redactedUrl(storeUrl))}; without it the run's store is ${join(runFolder, RUN_STORE_FILE)}`);
     return { backend: "postgres", url: storeUrl, schema: runSchema(runFolder) };
   }
   const pointer = join(runFolder, STORE_POINTER_FILE);
@@ -60,7 +60,7 @@ export function runStoreLocation(runFolder: string, storeUrl: string | null): Ru
     }
     return { backend: "postgres", url: parsed.url, schema: parsed.schema };
   }
-  return { backend: "sqlite", path: join(runFolder, RUN_FILES.store) };
+  return { backend: "sqlite", path: join(runFolder, RUN_STORE_FILE) };
 }
 
 /**
@@ -98,7 +98,7 @@ export function openRunFolderStore(runFolder: string): Store {
 
 /** Whether `runFolder` holds a run's store: its SQLite file, or a pointer to a PostgreSQL schema. */
 export function holdsRunStore(runFolder: string): boolean {
-  return existsSync(join(runFolder, RUN_FILES.store)) || existsSync(join(runFolder, STORE_POINTER_FILE));
+  return existsSync(join(runFolder, RUN_STORE_FILE)) || existsSync(join(runFolder, STORE_POINTER_FILE));
 }
 
 /** Whether a run was ever stored at `location` (a SQLite file exists; a PostgreSQL schema holds a run config). */
