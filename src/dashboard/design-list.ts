@@ -1,3 +1,4 @@
+import type { StoreRow } from "../adapters/store/store-tables.js";
 import type { DesignAttempt, DesignRecord, Verdict } from "../spec/index.js";
 import type { RunFolder } from "./run-folders.js";
 import { parseColumn, readStoreSchema } from "./store-schema.js";
@@ -24,18 +25,8 @@ export function readDesigns(folder: RunFolder): DesignView[] {
     const optional = ["policy_version", "repairs"].filter((column) => schema.designColumns.has(column));
     const rows = db
       .prepare(`SELECT round, idx, prompt_hash, corpus_document_ids, completion, verdicts, environment_id, reward${optional.map((column) => `, ${column}`).join("")} FROM designs ORDER BY round, idx`)
-      .all() as {
-      round: number;
-      idx: number;
-      prompt_hash: string;
-      corpus_document_ids: string;
-      completion: string;
-      verdicts: string;
-      environment_id: string | null;
-      reward: number;
-      policy_version?: number | null;
-      repairs?: string | null;
-    }[];
+      // stores written before training landed lack the optional columns
+      .all() as (Omit<StoreRow<"designs">, "policy_version" | "repairs" | "tokens"> & Partial<Pick<StoreRow<"designs">, "policy_version" | "repairs">>)[];
     return rows.map((row) => {
       const verdicts = parseColumn<Verdict[]>(row.verdicts, []);
       const last = verdicts.at(-1);

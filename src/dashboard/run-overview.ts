@@ -1,3 +1,4 @@
+import type { StoreRow } from "../adapters/store/store-tables.js";
 import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
 import type { RoundReport } from "../spec/index.js";
@@ -170,16 +171,7 @@ export function readRunDetail(folder: RunFolder): RunDetail {
       (db.prepare("SELECT environment_id AS id, count(*) AS n FROM episodes GROUP BY environment_id").all() as { id: string; n: number }[]).map((row) => [row.id, row.n]),
     );
     const environments = (
-      db.prepare("SELECT id, name, origin, parent_id, generation, round, package, scores FROM environments ORDER BY seq").all() as {
-        id: string;
-        name: string;
-        origin: string;
-        parent_id: string | null;
-        generation: number;
-        round: number | null;
-        package: string;
-        scores: string | null;
-      }[]
+      db.prepare("SELECT id, name, origin, parent_id, generation, round, package, scores FROM environments ORDER BY seq").all() as Omit<StoreRow<"environments">, "seq" | "designer_reward">[]
     ).map((row): EnvironmentListItem => {
       const manifest = parseColumn<{ manifest?: { title?: unknown } }>(row.package, {}).manifest;
       return {

@@ -15,6 +15,7 @@ export type { SqlConnection, SqlDialect } from "./sql-connection.js";
 export { startThrowawayCluster, type ThrowawayCluster } from "./throwaway-cluster.js";
 export { migrate, newestSchemaVersion, type StoreComponent } from "./store-schema.js";
 export { queryBuilder } from "./sql-dialects.js";
+export type { StoreRow, StoreTables } from "./store-tables.js";
 export {
   describeRunStore,
   holdsRunStore,

@@ -1,9 +1,9 @@
-import { sql, type CompiledQuery, type Kysely, type Selectable } from "kysely";
+import { sql, type CompiledQuery, type Kysely } from "kysely";
 import { StoreError, type EvalRecord, type EvalStore, type ItemResult } from "../../spec/index.js";
 import type { SqlConnection } from "./sql-connection.js";
 import { queryBuilder } from "./sql-dialects.js";
 import { migrate, readableSchema } from "./store-schema.js";
-import type { StoreTables } from "./store-tables.js";
+import type { StoreRow, StoreTables } from "./store-tables.js";
 
 /**
  * {@link EvalStore} on a {@link SqlConnection} (SQLite or PostgreSQL): `evals` holds each
@@ -121,7 +121,7 @@ export class SqlEvalStore implements EvalStore {
   }
 }
 
-function recordOf(row: Selectable<StoreTables["evals"]>): EvalRecord {
+function recordOf(row: StoreRow<"evals">): EvalRecord {
   return {
     id: row.id,
     model: row.model,

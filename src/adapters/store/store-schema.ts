@@ -1,4 +1,4 @@
-import { sql, type CreateTableBuilder, type Kysely } from "kysely";
+import { sql, type CompiledQuery, type CreateTableBuilder, type Kysely } from "kysely";
 import { StoreError } from "../../spec/index.js";
 import type { SqlConnection, SqlDialect } from "./sql-connection.js";
 import { queryBuilder } from "./sql-dialects.js";
@@ -27,8 +27,7 @@ const MIGRATION_LOCK = 0x656e7666;
  *   than this one knows); nothing is changed then
  */
 export function migrate(connection: SqlConnection, component: StoreComponent): number {
-  const migrations = MIGRATIONS[component];
-  const newest = migrations[migrations.length - 1]!.version;
+  const newest = newestSchemaVersion(component);
   const db = queryBuilder(connection.dialect);
   return connection.exclusive(MIGRATION_LOCK, () => {
     connection.execute(
@@ -42,7 +41,7 @@ export function migrate(connection: SqlConnection, component: StoreComponent): n
     const row = connection.rows<{ version: number }>(db.selectFrom("envforge_schema").select("version").where("component", "=", component).compile())[0];
     const current = row?.version ?? 0;
     if (current > newest) throw newerSchema(component, current, newest);
-    for (const migration of migrations) if (migration.version > current) migration.apply(connection);
+    for (const migration of MIGRATIONS[component]) if (migration.version > current) migration.apply(connection);
     if (current < newest) {
       connection.execute(
         db
@@ -102,48 +101,26 @@ function withSequence<T extends string>(table: CreateTableBuilder<T, never>, dia
 
 const REAL = "double precision";
 
+/** Applies the CREATE statements of `tables` (each `IF NOT EXISTS`). */
+function createTables(tables: (db: Builder, dialect: SqlDialect) => readonly { compile(): CompiledQuery }[]): (connection: SqlConnection) => void {
+  return (connection) => {
+    for (const statement of tables(queryBuilder(connection.dialect), connection.dialect)) connection.execute(statement.compile());
+  };
+}
+
 const RUN_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     apply: (connection) => {
-      const db = queryBuilder(connection.dialect);
-      for (const statement of runTables(db, connection.dialect)) connection.execute(statement.compile());
+      createTables(runTables)(connection);
       if (connection.dialect === "sqlite") addLegacyDesignColumns(connection);
     },
   },
 ];
 
-const EVAL_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    apply: (connection) => {
-      const db = queryBuilder(connection.dialect);
-      for (const statement of evalTables(db, connection.dialect)) connection.execute(statement.compile());
-    },
-  },
-];
+const EVAL_MIGRATIONS: readonly Migration[] = [{ version: 1, apply: createTables(evalTables) }];
 
-const JOB_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    apply: (connection) => {
-      const db = queryBuilder(connection.dialect);
-      connection.execute(
-        db.schema
-          .createTable("job_results")
-          .ifNotExists()
-          .addColumn("kind", "text", (column) => column.notNull())
-          .addColumn("key", "text", (column) => column.notNull())
-          .addColumn("result", "text", (column) => column.notNull())
-          .addColumn("seconds", REAL, (column) => column.notNull())
-          .addColumn("worker", "text", (column) => column.notNull())
-          .addColumn("stored_at", "text", (column) => column.notNull())
-          .addPrimaryKeyConstraint("job_results_key", ["kind", "key"])
-          .compile(),
-      );
-    },
-  },
-];
+const JOB_MIGRATIONS: readonly Migration[] = [{ version: 1, apply: createTables(jobTables) }];
 
 const MIGRATIONS: Record<StoreComponent, readonly Migration[]> = { run: RUN_MIGRATIONS, eval: EVAL_MIGRATIONS, jobs: JOB_MIGRATIONS };
 
@@ -244,6 +221,21 @@ function evalTables(db: Builder, dialect: SqlDialect) {
       .addColumn("result", "text", (column) => column.notNull())
       .addColumn("seq", "integer", (column) => column.notNull())
       .addPrimaryKeyConstraint("eval_items_key", ["eval_id", "suite", "task", "idx"]),
+  ];
+}
+
+function jobTables(db: Builder) {
+  return [
+    db.schema
+      .createTable("job_results")
+      .ifNotExists()
+      .addColumn("kind", "text", (column) => column.notNull())
+      .addColumn("key", "text", (column) => column.notNull())
+      .addColumn("result", "text", (column) => column.notNull())
+      .addColumn("seconds", REAL, (column) => column.notNull())
+      .addColumn("worker", "text", (column) => column.notNull())
+      .addColumn("stored_at", "text", (column) => column.notNull())
+      .addPrimaryKeyConstraint("job_results_key", ["kind", "key"]),
   ];
 }
 

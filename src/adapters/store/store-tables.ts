@@ -1,4 +1,4 @@
-import type { Generated } from "kysely";
+import type { Generated, Selectable } from "kysely";
 
 /**
  * Rows of the store's tables as the database holds them (Kysely's table types). JSON values are
@@ -76,3 +76,6 @@ export interface StoreTables {
     seq: number;
   };
 }
+
+/** A row of `table` as a query returns it (generated columns as plain values). */
+export type StoreRow<Table extends keyof StoreTables> = Selectable<StoreTables[Table]>;
