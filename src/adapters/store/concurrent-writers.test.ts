@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -53,10 +53,14 @@ let cluster: ThrowawayCluster;
 beforeAll(async () => {
   cluster = await startThrowawayCluster();
 }, 60_000);
-afterAll(() => cluster?.stop());
+const folders: string[] = [];
+afterAll(() => {
+  cluster?.stop();
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
 
 describe.each([
-  ["sqlite", (): string => join(mkdtempSync(join(tmpdir(), "envforge-writers-")), "envforge.db"), (location: string): Store => new SqliteStore(location)],
+  ["sqlite", (): string => join(folders[folders.push(mkdtempSync(join(tmpdir(), "envforge-writers-"))) - 1]!, "envforge.db"), (location: string): Store => new SqliteStore(location)],
   ["postgres", (): string => "run_writers", (schema: string): Store => new PostgresStore(cluster.url, schema)],
 ] as const)("four processes writing one %s store at once", (backend, locate, open) => {
   it("store every design, environment, episode, lineage and probe once, and one of them claims the run", async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -38,5 +38,6 @@ describe("run store locations", () => {
       writeFileSync(join(run, STORE_POINTER_FILE), text);
       expect(() => runStoreLocation(run, null)).toThrowError(/does not say where the run's store is \(it must be/);
     }
+    rmSync(folder, { recursive: true, force: true });
   });
 });
